@@ -1,0 +1,1 @@
+"""Shared runtime for engines: ONNX sessions, packaged model files, CPU thread settings."""
