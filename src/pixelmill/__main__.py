@@ -1,0 +1,3 @@
+from pixelmill.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Users, passwords, JWTs, API keys (hashed at rest) and plans."""

@@ -1,0 +1,1 @@
+"""HTTP surfaces only: each module parses its request, calls one service, renders its shape."""

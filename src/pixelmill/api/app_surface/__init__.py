@@ -1,0 +1,1 @@
+"""The JWT surface: account, credits, (later) catalog, avatars, try-on."""

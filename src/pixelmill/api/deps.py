@@ -1,0 +1,124 @@
+"""Dependencies shared by the surfaces: the live resources, the request's database session,
+and authentication aliases (``ApiKeyUser``, ``JwtUser``, ``AnyUser``) that also count the request
+against the account's rate limits and publish the X-RateLimit-* headers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from pixelmill.accounts import service as accounts
+from pixelmill.accounts.security import API_KEY_PREFIX
+from pixelmill.db.models import User
+from pixelmill.errors import Unauthorized
+from pixelmill.ratelimit.limiter import LimitState
+from pixelmill.resources import Resources
+
+
+def get_resources(request: Request) -> Resources:
+    resources: Resources = request.app.state.resources
+    return resources
+
+
+Res = Annotated[Resources, Depends(get_resources)]
+
+
+def get_session(resources: Res) -> Iterator[Session]:
+    """The request's unit of work: committed when the endpoint returns (before the response is
+    sent, so a failed commit is an error response, never a silent loss), rolled back on error."""
+    with resources.db.transaction() as session:
+        yield session
+
+
+DbSession = Annotated[Session, Depends(get_session, scope="function")]
+
+_api_key_scheme = HTTPBearer(
+    scheme_name="ApiKey",
+    bearerFormat="pk_live_...",
+    description="API key (`Authorization: Bearer pk_live_...`)",
+    auto_error=False,
+)
+_jwt_scheme = HTTPBearer(
+    scheme_name="JWT",
+    bearerFormat="JWT",
+    description="Access token from POST /api/auth/login",
+    auto_error=False,
+)
+
+ApiKeyCreds = Annotated[HTTPAuthorizationCredentials | None, Depends(_api_key_scheme)]
+JwtCreds = Annotated[HTTPAuthorizationCredentials | None, Depends(_jwt_scheme)]
+
+
+def publish_limits(request: Request, state: LimitState) -> None:
+    """Store the rate-limit headers for the response (added by RateLimitHeadersMiddleware)."""
+    request.state.ratelimit_headers = state.headers()
+
+
+def _count(request: Request, resources: Resources, user: User) -> User:
+    publish_limits(request, resources.limiter.hit_account(user.id, user.plan))
+    return user
+
+
+def _from_key(resources: Resources, session: Session, token: str) -> User | None:
+    return accounts.user_for_api_key(session, resources.secret, token)
+
+
+def _from_jwt(resources: Resources, session: Session, token: str) -> User | None:
+    return accounts.user_for_token(session, resources.secret, token)
+
+
+def require_api_key(
+    request: Request, resources: Res, session: DbSession, creds: ApiKeyCreds
+) -> User:
+    if creds is None or not creds.credentials.startswith(API_KEY_PREFIX):
+        raise Unauthorized("Missing or invalid API key (send Authorization: Bearer pk_live_...)")
+    user = _from_key(resources, session, creds.credentials)
+    if user is None:
+        raise Unauthorized("Invalid API key")
+    return _count(request, resources, user)
+
+
+def require_jwt(request: Request, resources: Res, session: DbSession, creds: JwtCreds) -> User:
+    if creds is None:
+        raise Unauthorized("Missing access token (log in at POST /api/auth/login)")
+    user = _from_jwt(resources, session, creds.credentials)
+    if user is None:
+        raise Unauthorized("Invalid or expired access token")
+    return _count(request, resources, user)
+
+
+def require_any(
+    request: Request,
+    resources: Res,
+    session: DbSession,
+    key_creds: ApiKeyCreds,
+    jwt_creds: JwtCreds,
+) -> User:
+    """Either credential: API keys are recognised by their ``pk_live_`` prefix."""
+    creds = key_creds or jwt_creds
+    if creds is None:
+        raise Unauthorized("Missing credentials (an API key or an access token)")
+    token = creds.credentials
+    user = (
+        _from_key(resources, session, token)
+        if token.startswith(API_KEY_PREFIX)
+        else _from_jwt(resources, session, token)
+    )
+    if user is None:
+        raise Unauthorized("Invalid API key or access token")
+    return _count(request, resources, user)
+
+
+ApiKeyUser = Annotated[User, Depends(require_api_key)]
+JwtUser = Annotated[User, Depends(require_jwt)]
+AnyUser = Annotated[User, Depends(require_any)]
+
+
+def client_ip(request: Request) -> str:
+    """The peer address. Behind a reverse proxy, run uvicorn with --proxy-headers and
+    --forwarded-allow-ips so this is the real client."""
+    return request.client.host if request.client else "unknown"

@@ -1,0 +1,1 @@
+"""The v2 JSON surface (API key)."""

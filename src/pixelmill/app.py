@@ -1,0 +1,250 @@
+"""The ASGI application: ``create_app(settings)`` wires middleware, error renderers, routers and
+the OpenAPI 3.0.3 document."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pixelmill import __version__
+from pixelmill.config import Settings
+from pixelmill.db.migrate import current_revision, head_revision
+from pixelmill.errors import AppError
+from pixelmill.openapi import to_openapi_303
+from pixelmill.resources import Resources, build_resources
+
+log = logging.getLogger("pixelmill")
+
+OPENAPI_URL = "/.well-known/openapi.json"
+
+
+class RateLimitHeadersMiddleware:
+    """Copies the X-RateLimit-* headers an auth dependency computed onto the response.
+
+    Plain ASGI (not BaseHTTPMiddleware) so it costs next to nothing per request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state: dict[str, Any] = scope.setdefault("state", {})
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = state.get("ratelimit_headers")
+                if extra:
+                    headers = list(message.get("headers", []))
+                    present = {k.lower() for k, _ in headers}
+                    for name, value in extra.items():
+                        if name.lower().encode() not in present:
+                            headers.append((name.lower().encode(), value.encode()))
+                    message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class BodySizeLimitMiddleware:
+    """Refuses request bodies above a ceiling with 413 before they are read into memory."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = -1
+                if declared < 0 or declared > self.max_bytes:
+                    detail = (
+                        f"Request body too large: the limit is {self.max_bytes // (1024 * 1024)} MB"
+                        if declared > 0
+                        else "Invalid Content-Length"
+                    )
+                    response = JSONResponse(
+                        {"detail": detail}, status_code=413 if declared > 0 else 400
+                    )
+                    await response(scope, receive, send)
+                    return
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    # A chunked body that outgrew the limit: stop reading; the app sees a
+                    # disconnect and the client gets no half-processed result.
+                    return {"type": "http.disconnect"}
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _process_failure_body(exc: AppError) -> dict[str, Any]:
+    """The failure body of ``POST /api/process`` (spec), plus ``detail`` for generic clients."""
+    return {
+        "success": False,
+        "error": exc.message,
+        "error_code": exc.code,
+        "details": getattr(exc, "details", None) or exc.message,
+        "detail": exc.message,
+    }
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def app_error(request: Request, exc: AppError) -> JSONResponse:
+        body = (
+            _process_failure_body(exc)
+            if request.url.path == "/api/process"
+            else {"detail": exc.message}
+        )
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers or None)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        return JSONResponse(
+            {"detail": detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None)
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        if request.url.path == "/api/process":
+            message = "; ".join(
+                f"{'.'.join(str(p) for p in e.get('loc', []))}: {e.get('msg')}" for e in errors
+            )
+            return JSONResponse(
+                {
+                    "success": False,
+                    "error": "Invalid request",
+                    "error_code": "VALIDATION_ERROR",
+                    "details": message,
+                    "detail": message,
+                },
+                status_code=422,
+            )
+        # The framework's validation object, made JSON-safe (ctx may hold exception objects).
+        safe = [
+            {k: v for k, v in e.items() if k in ("type", "loc", "msg", "input")} for e in errors
+        ]
+        for e in safe:
+            if not isinstance(e.get("input"), str | int | float | bool | type(None) | list | dict):
+                e["input"] = str(e.get("input"))
+            if isinstance(e.get("input"), bytes | bytearray):
+                e.pop("input")
+        return JSONResponse({"detail": safe}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": "Internal server error"}, status_code=500)
+
+
+def create_app(settings: Settings | None = None, resources: Resources | None = None) -> FastAPI:
+    """Build the application. Migrations are a separate step (``pixelmill migrate``; ``serve``
+    runs it first on the embedded default), never done at import or app creation."""
+    settings = settings or Settings()
+    res = resources or build_resources(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        for hook in res.extras.get("startup", []):
+            hook()
+        try:
+            yield
+        finally:
+            for hook in reversed(res.extras.get("shutdown", [])):
+                hook()
+            if resources is None:
+                res.close()
+
+    app = FastAPI(
+        title="pixelmill",
+        version=__version__,
+        description="Self-hostable, credit-billed HTTP API for AI image work "
+        "(interface version 2.0.0).",
+        openapi_url=OPENAPI_URL,
+        docs_url="/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.resources = res
+    app.add_middleware(RateLimitHeadersMiddleware)
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=_body_limit(settings))
+    _install_error_handlers(app)
+
+    from pixelmill.api import v1
+    from pixelmill.api.app_surface import auth, credits
+    from pixelmill.api.v2 import account
+
+    for router in (auth.router, credits.router, v1.router, account.router):
+        app.include_router(router)
+    for extend in res.extras.get("routers", []):
+        app.include_router(extend)
+
+    @app.get("/healthz", tags=["operations"])
+    def healthz() -> dict[str, str]:
+        """The process is up."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["operations"])
+    def readyz() -> JSONResponse:
+        """The database answers and its schema is at the latest migration."""
+        try:
+            with res.db.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            current = current_revision(res.db.engine)
+        except Exception as exc:  # any database failure means "not ready", never a 500
+            return JSONResponse({"status": "unavailable", "detail": str(exc)}, status_code=503)
+        head = head_revision(res.db.url)
+        if current != head:
+            return JSONResponse(
+                {
+                    "status": "unavailable",
+                    "detail": f"migrations pending: at {current}, head {head}",
+                },
+                status_code=503,
+            )
+        return JSONResponse({"status": "ready", "migration": current})
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            app.openapi_schema = to_openapi_303(doc)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+def _body_limit(settings: Settings) -> int:
+    # base64 inflates by 4/3; leave room for JSON around it.
+    return int(settings.max_upload_bytes * 4 / 3) + 1024 * 1024

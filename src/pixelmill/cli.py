@@ -1,0 +1,161 @@
+"""The ``pixelmill`` command: ``serve``, ``migrate``, ``worker`` and ``admin ...``."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+import typer
+
+from pixelmill.config import Settings
+
+app = typer.Typer(help="pixelmill: a self-hostable, credit-billed image API.", no_args_is_help=True)
+admin = typer.Typer(help="Account administration.", no_args_is_help=True)
+app.add_typer(admin, name="admin")
+
+
+def _settings() -> Settings:
+    return Settings()
+
+
+@app.command()
+def migrate() -> None:
+    """Apply database migrations up to the latest revision."""
+    from pixelmill.db.migrate import upgrade
+
+    settings = _settings()
+    upgrade(settings.resolved_database_url)
+    typer.echo(f"database migrated: {settings.resolved_database_url}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    workers: Annotated[int, typer.Option(help="uvicorn worker processes")] = 1,
+) -> None:
+    """Run the HTTP server (migrates the database first)."""
+    import uvicorn
+
+    from pixelmill.db.migrate import upgrade
+
+    settings = _settings()
+    upgrade(settings.resolved_database_url)
+    base = settings.public_base_url or f"http://{host}:{port}"
+    typer.echo(
+        f"""
+pixelmill {_version()} on {base}  (database: {settings.resolved_database_url})
+
+  Create an account (the response holds your API key, shown once):
+    curl -s -X POST {base}/api/auth/register -H 'Content-Type: application/json' \\
+         -d '{{"email": "you@example.com", "password": "choose-a-password"}}'
+  Or from the shell:  pixelmill admin create-user you@example.com
+  Then:  curl -s {base}/api/v2/account -H 'Authorization: Bearer pk_live_...'
+  API docs: {base}/docs   OpenAPI 3.0.3: {base}/.well-known/openapi.json
+"""
+    )
+    uvicorn.run(
+        "pixelmill.asgi:app",
+        host=host,
+        port=port,
+        workers=workers,
+        proxy_headers=True,
+        log_level="info",
+    )
+
+
+def _version() -> str:
+    from pixelmill import __version__
+
+    return __version__
+
+
+@admin.command("create-user")
+def create_user(
+    email: str,
+    password: Annotated[
+        str | None, typer.Option(help="password; a random one is generated if omitted")
+    ] = None,
+) -> None:
+    """Create an account and print its API key (shown once)."""
+    from pixelmill.accounts import service as accounts
+    from pixelmill.db.session import Database
+
+    settings = _settings()
+    db = Database(settings.resolved_database_url)
+    pw = password or secrets.token_urlsafe(12)
+    with db.transaction() as session:
+        new = accounts.register(
+            session, settings.resolved_secret_key, email, pw, settings.free_credits
+        )
+        typer.echo(f"user {new.user.email} (id {new.user.id}), {new.user.credits} credits")
+    if password is None:
+        typer.echo(f"password: {pw}")
+    typer.echo(f"api key:  {new.api_key}")
+    db.dispose()
+
+
+@admin.command("grant-credits")
+def grant_credits(
+    email: str,
+    amount: int,
+    purchase: Annotated[
+        bool, typer.Option(help="record as a purchase (counts in total_purchased)")
+    ] = False,
+) -> None:
+    """Add credits to an account (through the ledger)."""
+    from pixelmill.accounts import service as accounts
+    from pixelmill.credits import ledger
+    from pixelmill.db.session import Database
+
+    if amount <= 0:
+        raise typer.BadParameter("amount must be positive")
+    settings = _settings()
+    db = Database(settings.resolved_database_url)
+    with db.transaction() as session:
+        user = accounts.require_by_email(session, email)
+        new_balance = ledger.grant(
+            session, user.id, amount, kind="purchase" if purchase else "grant", memo="admin"
+        )
+    typer.echo(f"{email}: balance {new_balance}")
+    db.dispose()
+
+
+@admin.command("set-plan")
+def set_plan(email: str, plan: str) -> None:
+    """Change an account's plan (free, starter, pro, enterprise)."""
+    from pixelmill.accounts import service as accounts
+    from pixelmill.db.session import Database
+
+    settings = _settings()
+    db = Database(settings.resolved_database_url)
+    with db.transaction() as session:
+        user = accounts.require_by_email(session, email)
+        accounts.set_plan(session, user, plan)
+    typer.echo(f"{email}: plan {plan}")
+    db.dispose()
+
+
+@admin.command("create-key")
+def create_key(email: str) -> None:
+    """Issue an additional API key for an account and print it (shown once)."""
+    from pixelmill.accounts import service as accounts
+    from pixelmill.db.session import Database
+
+    settings = _settings()
+    db = Database(settings.resolved_database_url)
+    with db.transaction() as session:
+        user = accounts.require_by_email(session, email)
+        key = accounts.create_api_key(session, settings.resolved_secret_key, user.id)
+    typer.echo(key)
+    db.dispose()
+
+
+def main() -> None:
+    from pixelmill.errors import AppError
+
+    try:
+        app()
+    except AppError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise SystemExit(1) from exc

@@ -1,0 +1,107 @@
+"""Settings: one typed object read from the environment (prefix ``PIXELMILL_``).
+
+Every backend switch lives here (database, queue, rate-limit storage, storage directory), and
+validators refuse unsafe combinations: a default secret outside development, ``celery`` without a
+Redis URL.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """All runtime configuration. Field descriptions double as operator documentation."""
+
+    model_config = SettingsConfigDict(env_prefix="PIXELMILL_", extra="ignore")
+
+    env: Literal["development", "testing", "production"] = Field(
+        "development", description="production refuses default secrets"
+    )
+    data_dir: Path = Field(Path("./data"), description="local state: SQLite file, results, secret")
+    database_url: str | None = Field(
+        None, description="SQLAlchemy URL; default: a SQLite file under data_dir"
+    )
+    secret_key: str | None = Field(
+        None,
+        description="signs JWTs and result URLs and keys the API-key hashes; in development a "
+        "random one is generated once and kept in data_dir/secret_key",
+    )
+    jwt_lifetime_minutes: int = Field(60 * 24, ge=1, description="lifetime of login tokens")
+    public_base_url: str | None = Field(
+        None, description="absolute base for result and poll URLs; default: from the request"
+    )
+    queue: Literal["inline", "celery"] = Field("inline", description="where async jobs run")
+    redis_url: str | None = Field(None, description="needed by celery and Redis rate limits")
+    ratelimit_storage: str = Field(
+        "memory://",
+        description="a `limits` storage URI: memory:// (one process) or redis://host:port/db",
+    )
+    allow_loopback_urls: bool = Field(
+        False, description="let image_url and webhook URLs reach 127.0.0.1/::1 (demos, tests)"
+    )
+    free_credits: int = Field(10, ge=0, description="credits granted to a new account")
+    result_ttl_hours: float = Field(24, gt=0, description="how long result URLs stay valid")
+    enterprise_requests_per_minute: int = Field(
+        3000, ge=1, description="per-minute cap of the enterprise plan (it has no daily cap)"
+    )
+    max_upload_bytes: int = Field(
+        50 * 1024 * 1024, ge=1, description="absolute ceiling for one image, whatever the plan"
+    )
+    max_image_pixels: int = Field(
+        40_000_000, ge=1, description="largest decoded image (decompression-bomb guard)"
+    )
+    free_tool_daily_limit: int = Field(3, ge=0, description="anonymous uses per tool per IP")
+    cpu_workers: int = Field(
+        default_factory=lambda: max(1, os.cpu_count() or 1),
+        description="size of the pool that runs engines",
+    )
+    job_workers: int = Field(2, ge=1, description="inline queue: concurrent jobs")
+    job_lease_seconds: int = Field(
+        900, ge=10, description="a job running longer than this is considered stranded"
+    )
+    sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+
+    @model_validator(mode="after")
+    def _refuse_unsafe(self) -> Settings:
+        if self.env != "development" and (self.secret_key is None or len(self.secret_key) < 32):
+            raise ValueError(
+                "PIXELMILL_SECRET_KEY must be set to a random string of at least 32 characters "
+                f"when PIXELMILL_ENV={self.env}"
+            )
+        if self.queue == "celery" and not self.redis_url:
+            raise ValueError("PIXELMILL_QUEUE=celery needs PIXELMILL_REDIS_URL")
+        return self
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'pixelmill.db').resolve()}"
+
+    @cached_property
+    def resolved_secret_key(self) -> str:
+        """The configured secret, or (development only) one generated once per data dir."""
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(48)
+        # Created with 0600 so other local users cannot forge tokens.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key)
+        return key
+
+    @property
+    def storage_dir(self) -> Path:
+        return self.data_dir / "files"

@@ -1,0 +1,1 @@
+"""Credits: the ledger (the only door to a balance) and operation pricing."""

@@ -1,0 +1,27 @@
+"""Prices in credits, as the spec and the clients state them. The operation catalog reads these;
+``GET /api/credits/pricing`` publishes them."""
+
+from __future__ import annotations
+
+OPERATION_PRICES: dict[str, int] = {
+    "background_removal": 1,
+    "make_transparent": 1,
+    "text_removal": 1,
+    "convert": 1,
+    "enhance": 1,
+    "unblur": 1,
+    "colorize": 1,
+    "style_transfer": 1,
+    "analyze": 1,
+    "image_to_prompt": 1,
+    "edit": 2,
+    "image_to_image": 2,
+    "replace_background": 2,
+    "scene": 1,  # per scene of a scenes job
+    "product_upload": 0,
+}
+
+
+def upscale_price(scale: int) -> int:
+    """2x and 4x cost 1 credit, 8x costs 2."""
+    return 2 if scale >= 8 else 1

@@ -1,0 +1,1 @@
+"""Database: typed SQLAlchemy models, engine construction and session scopes."""

@@ -1,0 +1,73 @@
+"""One error hierarchy for expected failures, rendered per surface by ``pixelmill.app``.
+
+Every expected outcome (bad input, missing credential, not enough credits, unknown id) is an
+``AppError`` with a status code and a human message; nothing expected is ever a 500.
+"""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    status_code = 400
+    code = "BAD_REQUEST"
+
+    def __init__(
+        self, message: str, *, status_code: int | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if status_code is not None:
+            self.status_code = status_code
+        if code is not None:
+            self.code = code
+        self.headers: dict[str, str] = {}
+
+
+class Unauthorized(AppError):
+    status_code = 401
+    code = "UNAUTHORIZED"
+
+    def __init__(self, message: str = "Invalid or missing credentials") -> None:
+        super().__init__(message)
+        self.headers = {"WWW-Authenticate": "Bearer"}
+
+
+class Forbidden(AppError):
+    status_code = 403
+    code = "FORBIDDEN"
+
+
+class InsufficientCredits(AppError):
+    status_code = 402
+    code = "INSUFFICIENT_CREDITS"
+
+
+class NotFound(AppError):
+    status_code = 404
+    code = "NOT_FOUND"
+
+
+class Conflict(AppError):
+    status_code = 409
+    code = "CONFLICT"
+
+
+class InvalidInput(AppError):
+    """A well-formed request whose content we cannot use (bad image, unknown prompt...)."""
+
+    status_code = 422
+    code = "INVALID_INPUT"
+
+
+class RateLimited(AppError):
+    status_code = 429
+    code = "RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after: int, headers: dict[str, str]) -> None:
+        super().__init__(message)
+        self.headers = {**headers, "Retry-After": str(max(1, retry_after))}
+
+
+class ServiceUnavailable(AppError):
+    status_code = 503
+    code = "UNAVAILABLE"

@@ -1,0 +1,49 @@
+"""The machine-readable description is a valid OpenAPI 3.0.3 document."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi.testclient import TestClient
+from openapi_spec_validator import validate
+from openapi_spec_validator.validation.validators import OpenAPIV30SpecValidator
+
+
+def test_openapi_is_valid_303(client: TestClient) -> None:
+    r = client.get("/.well-known/openapi.json")
+    assert r.status_code == 200
+    doc = r.json()
+    assert doc["openapi"] == "3.0.3"
+    validate(doc, cls=OpenAPIV30SpecValidator)
+    text = json.dumps(doc)
+    assert '"type": "null"' not in text
+    assert "anyOf" not in text or "nullable" in text
+
+
+def test_every_authenticated_route_declares_security(client: TestClient) -> None:
+    doc = client.get("/.well-known/openapi.json").json()
+    schemes = doc["components"]["securitySchemes"]
+    assert schemes["ApiKey"]["scheme"] == "bearer" and schemes["JWT"]["scheme"] == "bearer"
+    open_routes = {
+        ("post", "/api/auth/register"),
+        ("post", "/api/auth/login"),
+        ("get", "/api/credits/pricing"),
+        ("get", "/healthz"),
+        ("get", "/readyz"),
+    }
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if (
+                (method, path) in open_routes
+                or path.startswith("/api/free-tools/")
+                or path.startswith("/files/")
+            ):
+                continue
+            assert op.get("security"), f"{method.upper()} {path} has no security"
+    me = doc["paths"]["/api/auth/me"]["get"]["security"]
+    assert {"ApiKey": []} in me and {"JWT": []} in me
+
+
+def test_docs_page(client: TestClient) -> None:
+    r = client.get("/docs")
+    assert r.status_code == 200 and "swagger" in r.text.lower()

@@ -1,0 +1,72 @@
+"""Plan limits: X-RateLimit-* headers on every authenticated response, 429 with Retry-After."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi.testclient import TestClient
+
+from pixelmill.resources import Resources
+from tests.support import make_account
+
+
+def test_headers_count_down_then_429(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, plan="free")  # 10 per minute
+    seen = []
+    for _ in range(10):
+        r = client.get("/api/v2/account", headers=acct.key_headers)
+        assert r.status_code == 200
+        seen.append(int(r.headers["X-RateLimit-Remaining"]))
+        assert r.headers["X-RateLimit-Limit"] == "10"
+        reset = int(r.headers["X-RateLimit-Reset"])
+        assert time.time() - 1 <= reset <= time.time() + 61
+    assert seen == list(range(9, -1, -1))
+    r = client.get("/api/v2/account", headers=acct.key_headers)
+    assert r.status_code == 429
+    assert r.headers["content-type"].startswith("application/json")
+    assert "Rate limit" in r.json()["detail"]
+    assert 1 <= int(r.headers["Retry-After"]) <= 61
+    assert r.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_limits_are_per_account(client: TestClient, resources: Resources) -> None:
+    a = make_account(resources, plan="free")
+    b = make_account(resources, plan="free")
+    for _ in range(10):
+        client.get("/api/v1/user", headers=a.key_headers)
+    assert client.get("/api/v1/user", headers=a.key_headers).status_code == 429
+    assert client.get("/api/v1/user", headers=b.key_headers).status_code == 200
+
+
+def test_daily_cap_counts_the_day_window() -> None:
+    import pytest
+
+    from pixelmill.errors import RateLimited
+    from pixelmill.ratelimit.limiter import RateLimiter
+
+    limiter = RateLimiter("memory://", 3000)
+    for i in range(50):
+        state = limiter.hit_anonymous("tool", "203.0.113.7", per_day=50)
+        assert state.remaining == 49 - i
+    with pytest.raises(RateLimited) as caught:
+        limiter.hit_anonymous("tool", "203.0.113.7", per_day=50)
+    assert caught.value.status_code == 429
+    assert int(caught.value.headers["Retry-After"]) > 60  # the day window, not a minute one
+    # another IP is counted separately
+    assert limiter.hit_anonymous("tool", "203.0.113.8", per_day=50).remaining == 49
+
+
+def test_endpoint_bucket(resources: Resources) -> None:
+    from pixelmill.errors import RateLimited
+    from pixelmill.ratelimit.limiter import RateLimiter
+
+    limiter = RateLimiter("memory://", 3000)
+    acct = make_account(resources, plan="enterprise")
+    ok = 0
+    try:
+        for _ in range(20):
+            limiter.hit_account(acct.id, "enterprise", endpoint="image_to_image")
+            ok += 1
+    except RateLimited:
+        pass
+    assert ok == 15  # the spec's per-endpoint rate for image-to-image
