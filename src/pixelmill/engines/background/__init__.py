@@ -1,0 +1,1 @@
+"""Background removal: salient-object masks and RGBA cut-outs."""

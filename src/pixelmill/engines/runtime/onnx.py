@@ -1,0 +1,110 @@
+"""Lazy, thread-safe, load-once ONNX Runtime sessions for model files shipped inside packages.
+
+Engines keep one :class:`OnnxModel` per model file at module level. Creating it costs nothing;
+the file is read and the session built on first use (``load()`` or ``.session``), once per
+process, under a lock. ``InferenceSession.run`` is itself thread-safe, so one session serves
+every worker thread.
+
+Model files come from installed packages (``packaged_file("rembg", "u2netp.onnx")``), never
+from a network hub.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+
+DEFAULT_INTRA_OP_THREADS = 2
+"""Threads per inference. The server runs several engine calls at once in a CPU-sized pool, so
+each session stays small rather than claiming every core."""
+
+ModelSource = str | os.PathLike[str] | Traversable
+
+
+def packaged_file(package: str, resource: str) -> Traversable:
+    """The model file ``resource`` inside the installed ``package`` (raises
+    ``FileNotFoundError`` at first use if the package does not carry it)."""
+    return files(package) / resource
+
+
+def _session_options(intra_op_threads: int) -> ort.SessionOptions:
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = intra_op_threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Busy-waiting worker threads burn CPU that other requests on the same machine could use;
+    # the latency cost of not spinning is a fraction of a millisecond per call.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return opts
+
+
+class OnnxModel:
+    """One ONNX model file and its lazily created CPU ``InferenceSession``.
+
+    ``source`` may be a filesystem path or a :class:`Traversable` from
+    :func:`packaged_file`; zipped packages are handled by reading the bytes.
+    """
+
+    def __init__(self, source: ModelSource, intra_op_threads: int = DEFAULT_INTRA_OP_THREADS):
+        self._source = source
+        self._intra_op_threads = intra_op_threads
+        self._session: ort.InferenceSession | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """The model file's name, for messages and ``details``."""
+        if isinstance(self._source, Traversable):
+            return self._source.name
+        return Path(self._source).name
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the session has been created."""
+        return self._session is not None
+
+    def load(self) -> None:
+        """Create the session if needed. Idempotent and safe to call from many threads."""
+        _ = self.session
+
+    @property
+    def session(self) -> ort.InferenceSession:
+        """The shared session, created on first access (double-checked under the lock)."""
+        session = self._session
+        if session is not None:
+            return session
+        with self._lock:
+            if self._session is None:
+                self._session = self._create()
+            return self._session
+
+    def _create(self) -> ort.InferenceSession:
+        opts = _session_options(self._intra_op_threads)
+        providers = ["CPUExecutionProvider"]
+        src = self._source
+        if isinstance(src, Traversable) and not isinstance(src, Path):
+            # A model inside a zip or other non-filesystem package: hand ORT the bytes.
+            return ort.InferenceSession(src.read_bytes(), sess_options=opts, providers=providers)
+        return ort.InferenceSession(os.fspath(src), sess_options=opts, providers=providers)
+
+    @property
+    def input_names(self) -> list[str]:
+        """Names of the model's inputs, in order."""
+        return [i.name for i in self.session.get_inputs()]
+
+    def run(self, feeds: dict[str, npt.NDArray[Any]]) -> list[npt.NDArray[Any]]:
+        """Run the model on ``feeds`` (input name -> array) and return every output."""
+        outputs = self.session.run(None, feeds)
+        return [np.asarray(o) for o in outputs]
+
+    def run_single(self, x: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:
+        """Run a single-input model on ``x`` and return every output."""
+        return self.run({self.input_names[0]: x})
