@@ -11,7 +11,15 @@ import numpy.typing as npt
 import pytest
 from skimage import data
 
+from pixelmill.engines.background.engine import (
+    SALIENT_METHOD,
+    BackgroundRemovalEngine,
+    BackgroundRemovalParams,
+    MakeTransparentEngine,
+    MakeTransparentParams,
+)
 from pixelmill.engines.background.segment import main_object_box, salient_mask
+from pixelmill.engines.base import EngineError, EngineInputs
 
 SIZE = 320
 Background = Literal["plain", "gradient", "textured"]
@@ -106,3 +114,119 @@ def test_main_object_box_ignores_specks_and_empty_masks() -> None:
     mask[10:60, 20:50] = 1.0  # the object
     mask[90, 90] = 1.0  # a speck
     assert main_object_box(mask) == (20, 10, 30, 50)
+
+
+# --- engines ---------------------------------------------------------------------------------
+
+
+def _corner_alpha(rgba: np.ndarray, k: int = 12) -> float:
+    """Mean alpha (0..255) of the four k×k corners."""
+    a = rgba[..., 3].astype(np.float32)
+    return float(np.mean([a[:k, :k], a[:k, -k:], a[-k:, :k], a[-k:, -k:]]))
+
+
+@pytest.mark.parametrize("kind", ["gradient", "textured"])
+def test_background_removal_gives_rgba_cutout(kind: Background) -> None:
+    rgb, truth = composite(kind)
+    result = BackgroundRemovalEngine().run(EngineInputs(rgb), BackgroundRemovalParams())
+    out = result.images[0]
+    assert out.preferred_format == "png"
+    rgba = out.pixels
+    assert rgba.shape == (*rgb.shape[:2], 4)
+    assert rgba.dtype == np.uint8
+    assert _corner_alpha(rgba) < 1.0
+    assert iou(rgba[..., 3] > 127, truth) >= 0.9
+    # Opaque pixels keep their colours.
+    inside = cv2.erode(truth.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+    assert np.array_equal(rgba[inside, :3], rgb[inside])
+    assert (rgba[inside, 3] == 255).mean() > 0.99
+    details = result.details
+    assert details["method"].startswith("u2netp")
+    assert abs(details["foreground_coverage"] - truth.mean()) < 0.03
+    assert details["object_box"] is not None
+
+
+def test_background_removal_crops_to_object_and_keeps_input_alpha() -> None:
+    rgb, truth = composite("plain")
+    rgba_in = np.dstack([rgb, np.full(rgb.shape[:2], 255, np.uint8)])
+    rgba_in[:, : SIZE // 2, 3] = 0  # the caller's image is already transparent on the left
+    engine = BackgroundRemovalEngine()
+    kept = engine.run(EngineInputs(rgba_in), BackgroundRemovalParams()).images[0].pixels
+    assert (kept[:, : SIZE // 2, 3] == 0).all()
+    assert kept[truth & (np.arange(SIZE) >= SIZE // 2 + 4)[None, :], 3].mean() > 250
+
+    cropped = engine.run(EngineInputs(rgb), BackgroundRemovalParams(crop_to_object=True))
+    ys, xs = np.nonzero(truth)
+    h, w = cropped.images[0].pixels.shape[:2]
+    pad = round(0.02 * SIZE)
+    assert abs(w - (np.ptp(xs) + 1 + 2 * pad)) <= 6
+    assert abs(h - (np.ptp(ys) + 1 + 2 * pad)) <= 6
+    assert cropped.details["cropped"] is True
+
+
+def _logo(h: int = 240, w: int = 360) -> tuple[np.ndarray, np.ndarray]:
+    """Red anti-aliased lettering, a ring and a hairline on white; returns (RGB, true alpha)."""
+    cover = np.zeros((h, w), np.uint8)
+    cv2.putText(cover, "LOGO", (20, 140), cv2.FONT_HERSHEY_DUPLEX, 2.8, 255, 10, cv2.LINE_AA)
+    cv2.circle(cover, (300, 170), 40, 255, 14, cv2.LINE_AA)
+    cv2.line(cover, (20, 210), (220, 225), 255, 1, cv2.LINE_AA)
+    alpha = cover.astype(np.float32) / 255.0
+    red = np.array([200, 30, 40], np.float32)
+    rgb = (red * alpha[..., None] + 255.0 * (1 - alpha[..., None]) + 0.5).astype(np.uint8)
+    return rgb, alpha
+
+
+def test_make_transparent_keys_plain_background_exactly() -> None:
+    rgb, alpha = _logo()
+    result = MakeTransparentEngine().run(EngineInputs(rgb), MakeTransparentParams())
+    rgba = result.images[0].pixels
+    assert result.details["method"].startswith("colour key")
+    assert result.details["key_colour"] == "#ffffff"
+    got = rgba[..., 3].astype(np.float32) / 255.0
+    assert float(np.abs(got - alpha).mean()) < 0.005
+    assert iou(got > 0.5, alpha > 0.5) >= 0.98
+    # The insides of the O's and of the ring are background, hence transparent.
+    assert got[170, 300] == 0.0
+    assert result.details["enclosed_regions_cleared"] >= 3
+    # Edge pixels are unmixed from the white: their colour is the logo red, not pink.
+    edge = (got > 0.2) & (got < 0.8)
+    assert edge.sum() > 100
+    assert np.abs(rgba[edge, :3].astype(np.float32) - [200, 30, 40]).mean() < 8.0
+    assert abs(result.details["foreground_coverage"] - alpha.mean()) < 0.005
+
+
+def test_make_transparent_keeps_background_coloured_parts_of_an_object() -> None:
+    # A product on near-white with a label of exactly the background colour: the label is
+    # enclosed by the product and salient, so it stays opaque.
+    rgb = np.full((300, 300, 3), 250, np.uint8)
+    cv2.ellipse(rgb, (150, 170), (70, 100), 0, 0, 360, (40, 120, 60), -1, cv2.LINE_AA)
+    cv2.rectangle(rgb, (100, 140), (200, 200), (250, 250, 250), -1)
+    result = MakeTransparentEngine().run(EngineInputs(rgb), MakeTransparentParams())
+    rgba = result.images[0].pixels
+    assert result.details["method"].startswith("colour key")
+    assert (rgba[145:195, 105:195, 3] == 255).all()
+    assert _corner_alpha(rgba) == 0.0
+
+
+def test_make_transparent_uses_saliency_on_busy_backgrounds() -> None:
+    rgb, truth = composite("textured")
+    engine = MakeTransparentEngine()
+    result = engine.run(EngineInputs(rgb), MakeTransparentParams())
+    assert result.details["method"].startswith("u2netp")
+    assert result.details["border_uniformity"] < 0.9
+    assert iou(result.images[0].pixels[..., 3] > 127, truth) >= 0.9
+
+    logo, _ = _logo()
+    forced = engine.run(EngineInputs(logo), MakeTransparentParams(method="salient"))
+    assert forced.details["method"] == SALIENT_METHOD
+
+
+def test_engines_reject_unusable_images() -> None:
+    with pytest.raises(EngineError):
+        BackgroundRemovalEngine().run(
+            EngineInputs(np.zeros((2, 2, 3), np.uint8)), BackgroundRemovalParams()
+        )
+    with pytest.raises(EngineError):
+        MakeTransparentEngine().run(
+            EngineInputs(np.zeros((10, 10), np.uint8)), MakeTransparentParams()
+        )
