@@ -1,0 +1,184 @@
+"""Train pixelmill-sr (residual luma CNN) for one scale on the CPU.
+
+Reproducible from ``--seed`` (python, numpy and torch generators; the data split uses seed 0
+independently). The learning rate follows a cosine from ``--lr`` to ``--lr / 100`` over
+*progress* = max(step / steps, elapsed / time budget), so a run that hits its time budget still
+ends annealed. Checkpoints (latest and best validation PSNR) are written at every evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from data import PatchSampler, make_pair, split
+from model import SRNet
+from torch.nn import functional
+
+
+def psnr(a: np.ndarray, b: np.ndarray, shave: int) -> float:
+    a = a[shave:-shave, shave:-shave].astype(np.float64) * 255.0
+    b = b[shave:-shave, shave:-shave].astype(np.float64) * 255.0
+    mse = float(np.mean((a - b) ** 2))
+    return 10.0 * math.log10(255.0**2 / mse)
+
+
+def upscale_y(net: SRNet, lr: np.ndarray) -> np.ndarray:
+    m = net.margin
+    x = np.pad(lr, m, mode="reflect")
+    with torch.no_grad():
+        y = net(torch.from_numpy(x)[None, None])
+    return np.clip(y[0, 0].numpy(), 0.0, 1.0)
+
+
+def bicubic_y(lr: np.ndarray, scale: int) -> np.ndarray:
+    from PIL import Image
+
+    h, w = lr.shape
+    im = Image.fromarray(lr, "F").resize((w * scale, h * scale), Image.Resampling.BICUBIC)
+    return np.clip(np.asarray(im), 0.0, 1.0)
+
+
+def evaluate(net: SRNet, pairs: list, scale: int) -> dict[str, float]:
+    net.eval()
+    out: dict[str, float] = {}
+    gains = []
+    for p in pairs:
+        sr = upscale_y(net, p.lr)
+        bi = bicubic_y(p.lr, scale)
+        g = psnr(sr, p.hr, scale) - psnr(bi, p.hr, scale)
+        out[f"{p.folder}/{p.name}"] = round(psnr(sr, p.hr, scale), 3)
+        gains.append(g)
+    out["mean_psnr"] = float(np.mean([v for k, v in out.items() if "/" in k]))
+    out["mean_gain"] = float(np.mean(gains))
+    net.train()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", type=Path, default=Path("/work/shared/data/sr-train"))
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--scale", type=int, choices=[2, 4], required=True)
+    ap.add_argument("--channels", type=int, default=16)
+    ap.add_argument("--depth", type=int, default=5)
+    ap.add_argument("--head-kernel", type=int, default=5)
+    ap.add_argument("--patch", type=int, default=40, help="LR patch size (without the margin)")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=20000)
+    ap.add_argument("--minutes", type=float, default=30.0, help="time budget")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--init", type=Path, default=None, help="checkpoint to copy head/body from")
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    t0 = time.time()
+    train_files, val_files = split(args.data, seed=0)
+    train_pairs = [make_pair(f, args.scale) for f in train_files]
+    val_pairs = [make_pair(f, args.scale) for f in val_files]
+    n_tr, n_va = len(train_pairs), len(val_pairs)
+    print(f"loaded {n_tr} train / {n_va} val images in {time.time() - t0:.1f}s", flush=True)
+
+    net = SRNet(args.scale, args.channels, args.depth, args.head_kernel)
+    if args.init is not None:
+        ck = torch.load(args.init, map_location="cpu", weights_only=False)
+        state = {k: v for k, v in ck["model"].items() if k.startswith(("head.", "body."))}
+        missing = net.load_state_dict(state, strict=False)
+        print(f"init head/body from {args.init} (missing: {missing.missing_keys})", flush=True)
+    print(
+        json.dumps(
+            {
+                **net.config(),
+                "params": net.param_count(),
+                "macs_per_input_pixel": net.macs_per_input_pixel(),
+            }
+        ),
+        flush=True,
+    )
+
+    sampler = PatchSampler(train_pairs, args.scale, args.patch, net.margin, seed=args.seed)
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    budget = args.minutes * 60.0
+    start = time.time()
+    best = -1.0
+    log: list[dict[str, float]] = []
+    loss_acc = 0.0
+    step = 0
+    while True:
+        elapsed = time.time() - start
+        progress = max(step / args.steps, elapsed / budget)
+        if progress >= 1.0:
+            break
+        lr = args.lr * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * progress)))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        xs, ys = sampler.batch(args.batch)
+        pred = net(torch.from_numpy(xs))
+        loss = functional.l1_loss(pred, torch.from_numpy(ys))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        loss_acc += float(loss.detach())
+        step += 1
+        if step % args.eval_every == 0:
+            ev = evaluate(net, val_pairs, args.scale)
+            rec = {
+                "step": step,
+                "minutes": round((time.time() - start) / 60, 2),
+                "lr": lr,
+                "loss": loss_acc / args.eval_every,
+                **ev,
+            }
+            log.append(rec)
+            loss_acc = 0.0
+            print(
+                f"step {step} {rec['minutes']}min lr {lr:.2e} loss {rec['loss']:.5f} "
+                f"val {ev['mean_psnr']:.3f} dB gain {ev['mean_gain']:+.3f} dB",
+                flush=True,
+            )
+            ck = {
+                "model": net.state_dict(),
+                "config": net.config(),
+                "step": step,
+                "args": {k: str(v) for k, v in vars(args).items()},
+                "val": ev,
+            }
+            torch.save(ck, args.out / "latest.pt")
+            if ev["mean_gain"] > best:
+                best = ev["mean_gain"]
+                torch.save(ck, args.out / "best.pt")
+            (args.out / "log.json").write_text(json.dumps(log, indent=1))
+    ev = evaluate(net, val_pairs, args.scale)
+    ck = {
+        "model": net.state_dict(),
+        "config": net.config(),
+        "step": step,
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "val": ev,
+    }
+    torch.save(ck, args.out / "final.pt")
+    log.append({"step": step, "minutes": round((time.time() - start) / 60, 2), **ev})
+    (args.out / "log.json").write_text(json.dumps(log, indent=1))
+    print(
+        f"done: {step} steps in {(time.time() - start) / 60:.1f} min; final val gain "
+        f"{ev['mean_gain']:+.3f} dB ({ev['mean_psnr']:.3f} dB)",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
