@@ -107,7 +107,7 @@ def _process_failure_body(exc: AppError) -> dict[str, Any]:
         "success": False,
         "error": exc.message,
         "error_code": exc.code,
-        "details": getattr(exc, "details", None) or exc.message,
+        "details": exc.details or exc.message,
         "detail": exc.message,
     }
 
@@ -171,15 +171,14 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        for hook in res.extras.get("startup", []):
-            hook()
+        res.start()
         try:
             yield
         finally:
-            for hook in reversed(res.extras.get("shutdown", [])):
-                hook()
             if resources is None:
                 res.close()
+            else:
+                res.maintenance.stop()
 
     app = FastAPI(
         title="pixelmill",
@@ -196,14 +195,21 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=_body_limit(settings))
     _install_error_handlers(app)
 
-    from pixelmill.api import v1
+    from pixelmill.api import files, free_tools, process, v1
     from pixelmill.api.app_surface import auth, credits
-    from pixelmill.api.v2 import account
+    from pixelmill.api.v2 import account, processing
 
-    for router in (auth.router, credits.router, v1.router, account.router):
+    for router in (
+        auth.router,
+        credits.router,
+        process.router,
+        v1.router,
+        account.router,
+        processing.router,
+        free_tools.router,
+        files.router,
+    ):
         app.include_router(router)
-    for extend in res.extras.get("routers", []):
-        app.include_router(extend)
 
     @app.get("/healthz", tags=["operations"])
     def healthz() -> dict[str, str]:

@@ -12,10 +12,16 @@ class AppError(Exception):
     code = "BAD_REQUEST"
 
     def __init__(
-        self, message: str, *, status_code: int | None = None, code: str | None = None
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        code: str | None = None,
+        details: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
+        self.details = details
         if status_code is not None:
             self.status_code = status_code
         if code is not None:

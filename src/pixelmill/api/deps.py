@@ -63,40 +63,38 @@ def _count(request: Request, resources: Resources, user: User) -> User:
     return user
 
 
-def _from_key(resources: Resources, session: Session, token: str) -> User | None:
-    return accounts.user_for_api_key(session, resources.secret, token)
+# Authentication reads in its own short read-only transaction, so no lock is held while the
+# endpoint runs (the operation pipeline opens its own write transactions).
+def _from_key(resources: Resources, token: str) -> User | None:
+    with resources.db.read() as session:
+        return accounts.user_for_api_key(session, resources.secret, token)
 
 
-def _from_jwt(resources: Resources, session: Session, token: str) -> User | None:
-    return accounts.user_for_token(session, resources.secret, token)
+def _from_jwt(resources: Resources, token: str) -> User | None:
+    with resources.db.read() as session:
+        return accounts.user_for_token(session, resources.secret, token)
 
 
-def require_api_key(
-    request: Request, resources: Res, session: DbSession, creds: ApiKeyCreds
-) -> User:
+def require_api_key(request: Request, resources: Res, creds: ApiKeyCreds) -> User:
     if creds is None or not creds.credentials.startswith(API_KEY_PREFIX):
         raise Unauthorized("Missing or invalid API key (send Authorization: Bearer pk_live_...)")
-    user = _from_key(resources, session, creds.credentials)
+    user = _from_key(resources, creds.credentials)
     if user is None:
         raise Unauthorized("Invalid API key")
     return _count(request, resources, user)
 
 
-def require_jwt(request: Request, resources: Res, session: DbSession, creds: JwtCreds) -> User:
+def require_jwt(request: Request, resources: Res, creds: JwtCreds) -> User:
     if creds is None:
         raise Unauthorized("Missing access token (log in at POST /api/auth/login)")
-    user = _from_jwt(resources, session, creds.credentials)
+    user = _from_jwt(resources, creds.credentials)
     if user is None:
         raise Unauthorized("Invalid or expired access token")
     return _count(request, resources, user)
 
 
 def require_any(
-    request: Request,
-    resources: Res,
-    session: DbSession,
-    key_creds: ApiKeyCreds,
-    jwt_creds: JwtCreds,
+    request: Request, resources: Res, key_creds: ApiKeyCreds, jwt_creds: JwtCreds
 ) -> User:
     """Either credential: API keys are recognised by their ``pk_live_`` prefix."""
     creds = key_creds or jwt_creds
@@ -104,9 +102,9 @@ def require_any(
         raise Unauthorized("Missing credentials (an API key or an access token)")
     token = creds.credentials
     user = (
-        _from_key(resources, session, token)
+        _from_key(resources, token)
         if token.startswith(API_KEY_PREFIX)
-        else _from_jwt(resources, session, token)
+        else _from_jwt(resources, token)
     )
     if user is None:
         raise Unauthorized("Invalid API key or access token")

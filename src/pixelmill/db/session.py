@@ -32,7 +32,8 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        readonly = conn.get_execution_options().get("pixelmill_readonly", False)
+        conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
 
 def make_engine(url: str) -> Engine:
@@ -57,6 +58,11 @@ class Database:
         self.url = url
         self.engine = make_engine(url)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
+        # Reads take no write lock on SQLite (a plain deferred BEGIN); WAL lets them run beside
+        # a writer.
+        self.read_sessionmaker = sessionmaker(
+            self.engine.execution_options(pixelmill_readonly=True), expire_on_commit=False
+        )
 
     @property
     def is_sqlite(self) -> bool:
@@ -73,6 +79,17 @@ class Database:
             session.rollback()
             raise
         finally:
+            session.close()
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only unit of work (never blocks on, nor blocks, SQLite writers)."""
+        session = self.read_sessionmaker()
+        try:
+            yield session
+        finally:
+            # close() ends the transaction and detaches objects with their loaded state intact
+            # (rollback() would expire them).
             session.close()
 
     def dispose(self) -> None:

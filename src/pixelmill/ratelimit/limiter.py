@@ -82,6 +82,26 @@ class RateLimiter:
             )
         return self._apply(buckets, "requests")
 
+    def hit_endpoint(self, user_id: int, endpoint: str) -> LimitState | None:
+        """Count one request against an endpoint's own per-minute bucket (the unversioned
+        surface); None when the endpoint has no bucket of its own."""
+        if endpoint not in ENDPOINT_RATES:
+            return None
+        return self._apply(
+            [
+                (
+                    RateLimitItemPerMinute(ENDPOINT_RATES[endpoint]),
+                    ("endpoint", endpoint, str(user_id)),
+                )
+            ],
+            "requests",
+        )
+
+    def anonymous_remaining(self, scope: str, client_ip: str, per_day: int) -> int:
+        """How many anonymous uses are left today, without counting one."""
+        item = RateLimitItemPerDay(per_day)
+        return int(self._limiter.get_window_stats(item, "anon", scope, client_ip).remaining)
+
     def hit_anonymous(self, scope: str, client_ip: str, per_day: int) -> LimitState:
         """Count one anonymous use of ``scope`` (a free tool) by an IP, per day."""
         return self._apply([(RateLimitItemPerDay(per_day), ("anon", scope, client_ip))], "uses")

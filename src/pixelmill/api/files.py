@@ -1,0 +1,28 @@
+"""``GET /files/<key>``: stored results behind signed, expiring URLs (local storage)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from pixelmill.api.deps import Res
+from pixelmill.errors import AppError, NotFound
+
+router = APIRouter(tags=["files"])
+
+
+@router.get("/files/{key:path}", response_class=Response)
+def get_file(key: str, exp: int, sig: str, resources: Res) -> Response:
+    """A stored result. The link is signed and stops working after the retention period."""
+    problem = resources.signer.check(key, exp, sig)
+    if problem == "link expired":
+        raise AppError("This result link has expired", status_code=410, code="EXPIRED")
+    if problem is not None:
+        raise NotFound("File not found")
+    obj = resources.storage.get(key)
+    if obj is None:
+        raise NotFound("File not found")
+    return Response(
+        obj.data,
+        media_type=obj.content_type,
+        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
+    )

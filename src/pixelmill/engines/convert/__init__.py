@@ -1,0 +1,1 @@
+"""Format conversion (PNG, JPEG, WebP)."""

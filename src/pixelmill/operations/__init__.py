@@ -1,0 +1,1 @@
+"""The operation catalog and the one synchronous pipeline every surface uses."""
