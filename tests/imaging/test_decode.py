@@ -57,15 +57,6 @@ def test_sniff_refuses_everything_else(data: bytes) -> None:
     assert sniff_format(data) is None
 
 
-def test_format_comes_from_bytes_not_from_any_label() -> None:
-    # The same bytes decode the same way however a client labelled them: there is no name or
-    # content-type parameter to lie through, and a PNG that says "JPEG" inside is still PNG.
-    png = array_bytes(gradient(6, 9), "PNG", pnginfo=None)
-    decoded = decode_image(png, LIMITS)
-    assert decoded.format == "png"
-    assert decode_image(array_bytes(gradient(6, 9), "JPEG"), LIMITS).format == "jpeg"
-
-
 # --- round trips ----------------------------------------------------------------------------
 
 

@@ -33,6 +33,7 @@ our internal DNS); a literal IP in the URL is echoed because the caller wrote it
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 import ssl
@@ -118,8 +119,8 @@ _REFUSED_V4: Final = _v4_nets(
 _NAT64_WELL_KNOWN: Final = ipaddress.IPv6Network("64:ff9b::/96")
 _GLOBAL_UNICAST_V6: Final = ipaddress.IPv6Network("2000::/3")
 _REFUSED_V6: Final = _v6_nets(
+    ("64:ff9b:1::/48", "private"),  # local-use NAT64 (RFC 8215); inside ::/8, so first
     ("::/8", "reserved"),  # IPv4-compatible ::a.b.c.d and other legacy forms
-    ("64:ff9b:1::/48", "private"),  # local-use NAT64 (RFC 8215)
     ("100::/64", "reserved"),  # discard-only
     ("2001::/23", "reserved"),  # IETF protocol assignments: Teredo, benchmarking, ORCHID
     ("2001:db8::/32", "documentation"),
@@ -333,6 +334,14 @@ def check_url_allowed(url: str, policy: FetchPolicy) -> None:
 # Pinned requests
 
 
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    """httpx's default verifying context (certifi roots), built once: loading the CA bundle
+    costs tens of milliseconds and every attempt uses a fresh client. Contexts are safe to
+    share between threads."""
+    return httpx.create_ssl_context()
+
+
 @dataclass(frozen=True)
 class _Reply:
     status_code: int
@@ -378,7 +387,7 @@ def _send_pinned(
             extensions=extensions,
         )
         client = httpx.Client(
-            verify=policy.ssl_context if policy.ssl_context is not None else True,
+            verify=policy.ssl_context or _default_ssl_context(),
             trust_env=False,
             follow_redirects=False,
         )
