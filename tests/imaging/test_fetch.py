@@ -60,6 +60,18 @@ def trickle(handler: Handler) -> None:
         return
 
 
+def late_then_stall(handler: Handler) -> None:
+    """Answer only after 0.45 s, send part of the body, then stall."""
+    if handler.server.stop.wait(0.45):
+        return
+    handler.send_response(200)
+    handler.send_header("Content-Length", "1000")
+    handler.end_headers()
+    handler.wfile.write(b"x" * 10)
+    handler.wfile.flush()
+    handler.server.stop.wait(10)
+
+
 def endless_chunked(handler: Handler) -> None:
     """A chunked body with no declared length, far larger than any test limit."""
     handler.send_response(200)
@@ -98,6 +110,7 @@ def server() -> Iterator[LoopbackHTTPServer]:
         ),
         "/stall": stall,
         "/trickle": trickle,
+        "/late-stall": late_then_stall,
         "/hook": lambda h: h.send_bytes(201, b'{"ok": true}', "application/json"),
         "/hook-moved": lambda h: h.redirect("/hook", 308),
     }
@@ -394,6 +407,16 @@ def test_slow_servers_time_out_within_the_budget(server: LoopbackHTTPServer, pat
     assert error.code == "URL_FETCH_FAILED"
     assert "timed out" in error.message
     assert 0.35 < elapsed < 1.2
+
+
+def test_one_budget_covers_a_late_answer_and_a_stalled_body(server: LoopbackHTTPServer) -> None:
+    # Headers after 0.45 s of a 0.6 s budget: the body may only wait for what is left, not
+    # for a fresh 0.6 s read timeout.
+    policy = FetchPolicy(allow_loopback=True, timeout_s=0.6)
+    started = time.perf_counter()
+    error = fetch_error(base_url(server) + "/late-stall", policy)
+    assert "timed out" in error.message
+    assert time.perf_counter() - started < 0.9
 
 
 def test_connection_refused_is_a_fetch_failure() -> None:

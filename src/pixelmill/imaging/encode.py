@@ -42,9 +42,11 @@ MAX_DIMENSION: Final[dict[OutputFormat, int]] = {
 """The largest width or height each format can store: check it before running an engine whose
 output would not fit (an 8x upscale of a 2100-pixel-wide image cannot be a WebP)."""
 
-# zlib level 6 is Pillow's (and libpng's) default; it is within a few percent of level 9's size
-# at a fraction of the time. See bench/bench_imaging.py for the figures.
-_PNG_COMPRESS_LEVEL: Final = 6
+# zlib level 3, not Pillow's default 6: on photos level 6 took about 3x as long for files only
+# ~8% smaller (1 MP: 172 ms / 1.30 MB at level 3, 560 ms / 1.20 MB at 6, 1592 ms / 1.18 MB at
+# 9, on the shared dev machine), and synchronous requests wait for this encode.
+# bench/bench_imaging.py measures it.
+_PNG_COMPRESS_LEVEL: Final = 3
 # libwebp "method" trades speed for size (0 fast .. 6 slow); 4 is libwebp's default.
 _WEBP_METHOD: Final = 4
 # In lossless mode libwebp's "quality" is compression effort, not fidelity.

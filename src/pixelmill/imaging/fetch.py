@@ -376,7 +376,8 @@ def _send_pinned(
         request_headers.setdefault("User-Agent", _USER_AGENT)
         # Raw bytes only: a compressed body could inflate far past max_bytes in one chunk.
         request_headers["Accept-Encoding"] = "identity"
-        extensions: dict[str, object] = {"timeout": timeout.as_dict()}
+        timeouts = timeout.as_dict()
+        extensions: dict[str, object] = {"timeout": timeouts}
         if target.url.scheme == "https":
             extensions["sni_hostname"] = target.host
         request = httpx.Request(
@@ -397,6 +398,12 @@ def _send_pinned(
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 last_error = exc
                 continue
+            # The read timeout above was the whole remaining budget when the request started;
+            # for the body it must be what is left now, or a server that answers late and then
+            # stalls would hold us for nearly twice the budget. httpcore reads this same dict
+            # when body reading begins; should that ever change, the deadline checked between
+            # chunks still bounds the total (to at most one extra read timeout).
+            timeouts["read"] = deadline.remaining()
             try:
                 return _read_reply(response, policy, deadline, read_body=read_body)
             finally:
