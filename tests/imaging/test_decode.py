@@ -74,6 +74,16 @@ def test_decodes_png_exactly() -> None:
     np.testing.assert_array_equal(decoded.pixels, pixels)
 
 
+@pytest.mark.parametrize("channels", [3, 4])
+def test_decoded_pixels_are_read_only(channels: int) -> None:
+    decoded = decode_image(array_bytes(gradient(4, 4, channels), "PNG"), LIMITS)
+    assert decoded.pixels.flags.c_contiguous
+    with pytest.raises(ValueError, match="read-only"):
+        decoded.pixels[0, 0, 0] = 1
+    editable = decoded.pixels.copy()
+    editable[0, 0, 0] = 1  # the documented way to edit
+
+
 def test_decodes_jpeg_close_to_source() -> None:
     pixels = gradient(64, 48)
     data = array_bytes(pixels, "JPEG", quality=95)
@@ -108,6 +118,20 @@ def test_palette_png_with_trns_keeps_transparency() -> None:
     assert decoded.had_alpha
     assert decoded.pixels[0, 0].tolist() == [255, 0, 0, 255]
     assert decoded.pixels[0, 1, 3] == 0  # palette index 1 is the transparent one
+
+
+def test_orientation_keeps_palette_transparency() -> None:
+    # Rotation happens before the mode conversion: the palette and its tRNS must survive it.
+    image = Image.new("P", (4, 2))
+    image.putpalette([255, 0, 0, 0, 0, 255] + [0] * 762)
+    image.putdata([0, 1, 1, 1, 1, 1, 1, 1])  # only the top-left pixel is opaque
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    decoded = decode_image(pil_bytes(image, "PNG", transparency=1, exif=exif), LIMITS)
+    assert (decoded.width, decoded.height) == (2, 4)
+    # Rotated clockwise for display, the top-left pixel lands at the top right.
+    assert decoded.pixels[..., 3].tolist() == [[0, 255], [0, 0], [0, 0], [0, 0]]
+    assert decoded.pixels[0, 1].tolist() == [255, 0, 0, 255]
 
 
 def test_rgb_png_colour_key_becomes_alpha() -> None:

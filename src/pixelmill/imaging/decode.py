@@ -81,6 +81,10 @@ class DecodedImage:
     not premultiplied, alpha) exactly when ``had_alpha`` is true: the source carried an alpha
     channel or a transparency key (PNG ``tRNS``, palette alpha). ``width``/``height`` are after
     EXIF orientation; ``bytes_in`` is the size of the encoded input.
+
+    ``pixels`` is C-contiguous and read-only, like the value it belongs to: the same decoded
+    input may be handed to several steps, so a step that edits in place works on
+    ``pixels.copy()``.
     """
 
     pixels: npt.NDArray[np.uint8]
@@ -166,7 +170,8 @@ def decode_image(data: bytes, limits: ImageLimits) -> DecodedImage:
             ) from exc
         had_alpha = image.has_transparency_data
         upright = _apply_exif_orientation(image)
-        pixels = _to_rgb_or_rgba(upright, had_alpha)
+        pixels = np.ascontiguousarray(_to_rgb_or_rgba(upright, had_alpha))
+    pixels.flags.writeable = False
 
     return DecodedImage(
         pixels=pixels,
