@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import time
 import warnings
 
@@ -18,6 +19,7 @@ from tests.imaging.images import (
     patch_webp_canvas,
     pil_bytes,
     png_bomb,
+    png_chunk,
 )
 
 LIMITS = ImageLimits(max_bytes=10_000_000, max_pixels=20_000_000)
@@ -342,7 +344,8 @@ def test_pillows_bomb_warning_raised_as_error_becomes_ours() -> None:
 def test_size_is_checked_before_pixel_data_is_read() -> None:
     # A 2000 x 2000 header with its pixel data cut off: an early check says TOO_MANY_PIXELS,
     # a late one would have tried to decode and said CORRUPT_IMAGE.
-    data = array_bytes(gradient(2000, 2000), "PNG")[:200]
+    ihdr = struct.pack(">IIBBBBB", 2000, 2000, 8, 2, 0, 0, 0)  # 8-bit RGB
+    data = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", b"x\x9c")
     assert decode_error(data, ImageLimits(max_bytes=10**7, max_pixels=10**6)).code == (
         "TOO_MANY_PIXELS"
     )
