@@ -1,0 +1,2 @@
+"""Product scenes: procedural backdrops, compositing (shadows, reflections, harmonisation), the
+scene catalogue and the ``scenes`` engine."""
