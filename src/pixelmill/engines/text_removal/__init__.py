@@ -1,0 +1,1 @@
+"""Text and watermark removal: OCR-detected text regions, a stroke mask, inpainting."""
