@@ -19,6 +19,7 @@ from typing import Literal
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.scenes.backdrops import Backdrop
@@ -62,19 +63,23 @@ def has_meaningful_alpha(image: ImageArray) -> bool:
     return bool(np.count_nonzero(a < 16) > 0.02 * n and np.count_nonzero(a > 240) > 0.02 * n)
 
 
-def _local_mean(values: Rgb, weight: Gray, radius: int) -> tuple[Rgb, Gray]:
-    """Weighted local mean of ``values`` over a (2r+1)² window and whether the window held any
-    weight; pixels whose window is empty get the mean over a window four times wider
-    (normalised convolution: box filters cost the same at any radius)."""
-    mean = np.zeros_like(values)
-    found = np.zeros(weight.shape, dtype=bool)
+def _local_mean_at(
+    values: Rgb, weight: Gray, radius: int, at: tuple[npt.NDArray[np.intp], ...]
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """Weighted local mean of ``values`` over a (2r+1)² window, evaluated only at the pixels
+    ``at``, and whether each window held any weight; a pixel whose window is empty gets the
+    mean over a window four times wider (normalised convolution: box filters cost the same at
+    any radius, and only the few edge pixels need the division)."""
+    n = len(at[0])
+    mean = np.zeros((n, 3), dtype=np.float32)
+    found = np.zeros(n, dtype=bool)
     wv = values * weight[..., None]
     for r in (radius, 4 * radius):
         k = (2 * r + 1, 2 * r + 1)
-        num = cv2.boxFilter(wv, -1, k, normalize=True, borderType=cv2.BORDER_REFLECT)
-        den = cv2.boxFilter(weight, -1, k, normalize=True, borderType=cv2.BORDER_REFLECT)
+        num = cv2.boxFilter(wv, -1, k, normalize=True, borderType=cv2.BORDER_REFLECT)[at]
+        den = cv2.boxFilter(weight, -1, k, normalize=True, borderType=cv2.BORDER_REFLECT)[at]
         ok = (den > 1e-3) & ~found
-        mean[ok] = (num[ok] / den[ok][:, None]).astype(np.float32)
+        mean[ok] = num[ok] / den[ok][:, None]
         found |= ok
     return mean, found
 
@@ -96,21 +101,19 @@ def decontaminate(rgb: Rgb, alpha: Gray) -> Rgb:
     y0, y1 = max(0, int(ys.min()) - 4 * r), min(h, int(ys.max()) + 4 * r + 1)
     x0, x1 = max(0, int(xs.min()) - 4 * r), min(w, int(xs.max()) + 4 * r + 1)
     roi_rgb, roi_a = rgb[y0:y1, x0:x1], alpha[y0:y1, x0:x1]
-    bg_w = (roi_a < 0.05).astype(np.float32)
-    fg_w = (roi_a > 0.95).astype(np.float32)
-    bg, has_bg = _local_mean(roi_rgb, bg_w, r)
-    fg, has_fg = _local_mean(roi_rgb, fg_w, r)
-    a3 = roi_a[..., None]
-    solved = np.clip((roi_rgb - (1.0 - a3) * bg) / np.maximum(a3, 0.05), 0.0, 1.0)
+    at = (ys - y0, xs - x0)
+    bg, has_bg = _local_mean_at(roi_rgb, (roi_a < 0.05).astype(np.float32), r, at)
+    fg, has_fg = _local_mean_at(roi_rgb, (roi_a > 0.95).astype(np.float32), r, at)
+    observed = rgb[ys, xs]
+    a = alpha[ys, xs][:, None]
+    solved = np.clip((observed - (1.0 - a) * bg) / np.maximum(a, 0.05), 0.0, 1.0)
     # No clear background nearby -> nothing to subtract; no solid subject nearby -> no
     # neighbour colour to borrow. Fall back to the observed colour in either case.
-    solved = np.where(has_bg[..., None], solved, roi_rgb)
-    near = np.where(has_fg[..., None], fg, solved)
-    trust = np.clip((roi_a - 0.15) / 0.5, 0.0, 1.0)[..., None]
-    estimate = near * (1.0 - trust) + solved * trust
+    solved = np.where(has_bg[:, None], solved, observed)
+    near = np.where(has_fg[:, None], fg, solved)
+    trust = np.clip((a - 0.15) / 0.5, 0.0, 1.0)
     out = rgb.copy()
-    roi_band = band[y0:y1, x0:x1]
-    out[y0:y1, x0:x1][roi_band] = estimate[roi_band]
+    out[ys, xs] = near * (1.0 - trust) + solved * trust
     return out
 
 
