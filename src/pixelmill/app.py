@@ -198,6 +198,11 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     from pixelmill.api import files, free_tools, process, v1
     from pixelmill.api.app_surface import auth, credits
     from pixelmill.api.v2 import account, processing
+    from pixelmill.api.v2 import batches as v2_batches
+    from pixelmill.api.v2 import generation as v2_generation
+    from pixelmill.api.v2 import jobs as v2_jobs
+    from pixelmill.api.v2 import library as v2_library
+    from pixelmill.api.v2 import webhooks as v2_webhooks
 
     for router in (
         auth.router,
@@ -206,6 +211,12 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         v1.router,
         account.router,
         processing.router,
+        v2_library.router,
+        v2_library.files_router,
+        v2_generation.router,
+        v2_jobs.router,
+        v2_batches.router,
+        v2_webhooks.router,
         free_tools.router,
         files.router,
     ):

@@ -64,6 +64,18 @@ pixelmill {_version()} on {base}  (database: {settings.resolved_database_url})
     )
 
 
+@app.command()
+def worker(
+    concurrency: Annotated[
+        int | None, typer.Option(help="jobs run at once (default: PIXELMILL_JOB_WORKERS)")
+    ] = None,
+) -> None:
+    """Run a Celery worker (PIXELMILL_QUEUE=celery, PIXELMILL_REDIS_URL) for jobs and webhooks."""
+    from pixelmill.queue.celery import run_worker
+
+    run_worker(_settings(), concurrency)
+
+
 def _version() -> str:
     from pixelmill import __version__
 

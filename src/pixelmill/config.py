@@ -68,6 +68,20 @@ class Settings(BaseSettings):
         900, ge=10, description="a job running longer than this is considered stranded"
     )
     sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+    job_max_attempts: int = Field(
+        3, ge=1, description="runs of a job (first run plus sweeper retries) before it fails"
+    )
+    scene_size: int = Field(
+        1024, ge=256, le=2048, description="side of the square images scene jobs produce"
+    )
+    webhook_retry_base_seconds: float = Field(
+        60,
+        gt=0,
+        description="first webhook retry delay; each next one is 4x longer, capped at 10 hours "
+        "(with the default 60 s and 9 attempts the retries span about 36 hours)",
+    )
+    webhook_max_attempts: int = Field(9, ge=1, description="webhook delivery attempts in all")
+    webhook_timeout_seconds: float = Field(10, gt=0, description="one webhook attempt's deadline")
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Settings:

@@ -11,6 +11,7 @@ from pixelmill.config import Settings
 from pixelmill.db.session import Database
 from pixelmill.engines.registry import build_engines
 from pixelmill.operations.pipeline import Pipeline
+from pixelmill.queue import TaskQueue
 from pixelmill.ratelimit.limiter import RateLimiter
 from pixelmill.storage import LocalStorage, ObjectStorage, UrlSigner
 
@@ -60,6 +61,8 @@ class Resources:
     signer: UrlSigner
     pipeline: Pipeline
     maintenance: Maintenance
+    queue: TaskQueue
+    library_storage: ObjectStorage
 
     @property
     def secret(self) -> str:
@@ -71,6 +74,7 @@ class Resources:
 
     def close(self) -> None:
         self.maintenance.stop()
+        self.queue.close()
         self.pipeline.close()
         self.db.dispose()
 
@@ -82,7 +86,12 @@ def build_resources(settings: Settings) -> Resources:
     pipeline = Pipeline(settings, db, storage, signer, build_engines())
     maintenance = Maintenance(settings.sweep_interval_seconds)
     maintenance.tasks.append(pipeline.sweep)
-    return Resources(
+    from pixelmill.jobs.sweeper import sweep as sweep_jobs
+    from pixelmill.jobs.tasks import run_task
+    from pixelmill.queue.factory import build_queue
+
+    queue = build_queue(settings)
+    resources = Resources(
         settings=settings,
         db=db,
         limiter=RateLimiter(settings.ratelimit_storage, settings.enterprise_requests_per_minute),
@@ -90,4 +99,10 @@ def build_resources(settings: Settings) -> Resources:
         signer=signer,
         pipeline=pipeline,
         maintenance=maintenance,
+        queue=queue,
+        # Library images (products, job inputs) outlive results: a store of their own.
+        library_storage=LocalStorage(settings.data_dir / "library"),
     )
+    queue.bind(lambda task, args: run_task(resources, task, args))
+    maintenance.tasks.append(lambda: sweep_jobs(resources))
+    return resources

@@ -1,8 +1,31 @@
 """All tables, one module each; importing this package registers them on ``Base.metadata``."""
 
 from pixelmill.db.models.api_key import ApiKey
+from pixelmill.db.models.avatar import Avatar
+from pixelmill.db.models.batch import Batch
 from pixelmill.db.models.credit_ledger import CreditLedgerEntry, CreditReservation
+from pixelmill.db.models.idempotency_key import IdempotencyKey
+from pixelmill.db.models.job import Job
+from pixelmill.db.models.job_result import JobResult
 from pixelmill.db.models.processing_record import ProcessingRecord
+from pixelmill.db.models.product import Product
 from pixelmill.db.models.user import User
+from pixelmill.db.models.webhook import WebhookEndpoint
+from pixelmill.db.models.webhook_delivery import WebhookAttempt, WebhookDelivery
 
-__all__ = ["ApiKey", "CreditLedgerEntry", "CreditReservation", "ProcessingRecord", "User"]
+__all__ = [
+    "ApiKey",
+    "Avatar",
+    "Batch",
+    "CreditLedgerEntry",
+    "CreditReservation",
+    "IdempotencyKey",
+    "Job",
+    "JobResult",
+    "ProcessingRecord",
+    "Product",
+    "User",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
+]

@@ -1,0 +1,89 @@
+"""The distributed queue: Celery on Redis.
+
+The server only publishes (task name + ids); ``pixelmill worker`` processes build their own
+resources and run the same task functions as the in-process queue. Messages are acknowledged
+on receipt: a worker killed mid-job loses its message, and the sweeper re-dispatches the job
+once its lease expires (the database, not the broker, is the source of truth).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+
+from celery import Celery
+
+from pixelmill.config import Settings
+from pixelmill.queue.base import TaskRunner
+
+
+def make_celery(settings: Settings) -> Celery:
+    app = Celery("pixelmill", broker=settings.redis_url, set_as_current=False)
+    app.conf.update(
+        task_ignore_result=True,
+        task_acks_late=False,
+        worker_prefetch_multiplier=1,
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        task_default_queue="pixelmill",
+    )
+    return app
+
+
+class CeleryQueue:
+    name = "celery"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.app = make_celery(settings)
+
+    def bind(self, runner: TaskRunner) -> None:
+        """Register the task table on this app (used by the worker process)."""
+        from pixelmill.jobs.tasks import TASKS
+
+        for task_name in TASKS:
+            self._register(task_name, runner)
+
+    def _register(self, task_name: str, runner: TaskRunner) -> None:
+        def run(*args: str) -> None:
+            runner(task_name, tuple(args))
+
+        self.app.task(name=task_name, ignore_result=True)(run)
+
+    def enqueue(self, task: str, *args: str, delay: float = 0.0) -> None:
+        options: dict[str, Any] = {}
+        if delay > 0:
+            options["countdown"] = delay
+        self.app.send_task(task, args=list(args), **options)
+
+    def close(self) -> None:
+        self.app.close()
+
+
+def run_worker(settings: Settings, concurrency: int | None = None) -> None:
+    """Run a Celery worker in this process until it is stopped (``pixelmill worker``)."""
+    from pixelmill.resources import build_resources
+
+    resources = build_resources(settings)
+    queue = resources.queue
+    if not isinstance(queue, CeleryQueue):
+        raise SystemExit("pixelmill worker needs PIXELMILL_QUEUE=celery")
+    resources.start()
+    try:
+        queue.app.worker_main(
+            [
+                "worker",
+                "--pool=threads",
+                f"--concurrency={concurrency or settings.job_workers}",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "-Q",
+                "pixelmill",
+                "-n",
+                f"pixelmill-{os.getpid()}@{socket.gethostname()}",
+            ]
+        )
+    finally:
+        resources.close()

@@ -1,0 +1,72 @@
+"""The in-process queue: a bounded thread pool in the server process.
+
+Delayed tasks (webhook retries) wait on timers; if the process stops first, the sweeper finds
+their rows and dispatches them again, so nothing depends on the timers surviving.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from pixelmill.queue.base import TaskRunner
+
+log = logging.getLogger("pixelmill.queue")
+
+
+class InlineQueue:
+    name = "inline"
+
+    def __init__(self, workers: int) -> None:
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="job")
+        self._runner: TaskRunner | None = None
+        self._timers: set[threading.Timer] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def bind(self, runner: TaskRunner) -> None:
+        """Set what runs the tasks (the resources are built after the queue)."""
+        self._runner = runner
+
+    def _run(self, task: str, args: tuple[str, ...]) -> None:
+        if self._runner is None:
+            raise RuntimeError("InlineQueue used before bind()")
+        try:
+            self._runner(task, args)
+        except Exception:
+            # A task records its own failures as state; this is the last resort log line.
+            log.exception("task %s%r failed", task, args)
+
+    def _submit(self, task: str, args: tuple[str, ...]) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._pool.submit(self._run, task, args)
+
+    def enqueue(self, task: str, *args: str, delay: float = 0.0) -> None:
+        if delay <= 0:
+            self._submit(task, args)
+            return
+
+        def fire() -> None:
+            with self._lock:
+                self._timers.discard(timer)
+            self._submit(task, args)
+
+        timer = threading.Timer(delay, fire)
+        timer.daemon = True
+        with self._lock:
+            if self._closed:
+                return
+            self._timers.add(timer)
+        timer.start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            timers = list(self._timers)
+            self._timers.clear()
+        for timer in timers:
+            timer.cancel()
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,69 @@
+"""Registered webhook endpoints, always read through a query scoped to the account."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from pixelmill.config import Settings
+from pixelmill.db.models import WebhookEndpoint
+from pixelmill.errors import AppError, InvalidInput, NotFound
+from pixelmill.imaging import FetchPolicy, ImageInputError, check_url_allowed
+from pixelmill.webhooks.signing import generate_secret
+
+MAX_ENDPOINTS = 20
+
+
+def webhook_policy(settings: Settings) -> FetchPolicy:
+    """The SSRF rules for webhook URLs: the same as for image URLs."""
+    return FetchPolicy(
+        allow_loopback=settings.allow_loopback_urls,
+        max_bytes=64 * 1024,
+        timeout_s=settings.webhook_timeout_seconds,
+        max_redirects=0,
+    )
+
+
+def check_webhook_url(url: str, settings: Settings) -> None:
+    """Refuse a URL the delivery could never reach (bad scheme, private or metadata address).
+    Blocking: resolves the host."""
+    if not url.startswith(("http://", "https://")):
+        raise InvalidInput("webhook_url must be an http(s) URL")
+    try:
+        check_url_allowed(url, webhook_policy(settings))
+    except ImageInputError as exc:
+        raise AppError(f"webhook URL refused: {exc}", status_code=400, code=exc.code) from exc
+
+
+def create_endpoint(
+    session: Session, user_id: int, url: str, secret: str | None
+) -> WebhookEndpoint:
+    """Register ``url``; generates a ``whsec_`` secret when none is given. The URL must have
+    passed :func:`check_webhook_url`."""
+    count = len(list_endpoints(session, user_id))
+    if count >= MAX_ENDPOINTS:
+        raise InvalidInput(f"at most {MAX_ENDPOINTS} webhooks per account")
+    endpoint = WebhookEndpoint(user_id=user_id, url=url, secret=secret or generate_secret())
+    session.add(endpoint)
+    session.flush()
+    return endpoint
+
+
+def list_endpoints(session: Session, user_id: int) -> Sequence[WebhookEndpoint]:
+    return session.scalars(
+        select(WebhookEndpoint)
+        .where(WebhookEndpoint.user_id == user_id)
+        .order_by(WebhookEndpoint.id)
+    ).all()
+
+
+def delete_endpoint(session: Session, user_id: int, webhook_id: int) -> None:
+    gone = session.execute(
+        delete(WebhookEndpoint)
+        .where(WebhookEndpoint.id == webhook_id, WebhookEndpoint.user_id == user_id)
+        .returning(WebhookEndpoint.id)
+    ).first()
+    if gone is None:
+        raise NotFound("Webhook not found")

@@ -1,0 +1,152 @@
+"""Webhook registration and delivery against a real receiver on 127.0.0.1: correct Standard
+Webhooks signature, retries with backoff until a 2xx, every attempt logged, SSRF guard."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from pixelmill.db.models import WebhookAttempt, WebhookDelivery
+from pixelmill.resources import Resources
+from tests.jobs.helpers import b64_png, upload_product, wait_batch, wait_terminal
+from tests.support import make_account, wait_until
+from tests.webhooks.receiver import Received, webhook_receiver
+
+
+def verify(secret: str, req: Received) -> bool:
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    msg_id, ts = req.headers["webhook-id"], req.headers["webhook-timestamp"]
+    mac = hmac.new(key, f"{msg_id}.{ts}.".encode() + req.body, hashlib.sha256).digest()
+    return req.headers["webhook-signature"] == "v1," + base64.b64encode(mac).decode()
+
+
+def test_register_list_delete_and_scoping(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=1)
+    other = make_account(resources, credits=1)
+    r = client.post(
+        "/api/v2/webhooks", json={"url": "http://127.0.0.1:9999/hook"}, headers=acct.key_headers
+    )
+    assert r.status_code == 200, r.text
+    hook = r.json()
+    assert isinstance(hook["id"], int) and hook["secret"].startswith("whsec_")
+    listed = client.get("/api/v2/webhooks", headers=acct.key_headers).json()
+    assert [h["id"] for h in listed] == [hook["id"]] and "secret" not in listed[0]
+    assert client.get("/api/v2/webhooks", headers=other.key_headers).json() == []
+    gone = client.delete(f"/api/v2/webhooks/{hook['id']}", headers=other.key_headers)
+    assert gone.status_code == 404
+    assert client.delete(f"/api/v2/webhooks/{hook['id']}", headers=acct.key_headers).json() == {
+        "id": hook["id"],
+        "deleted": True,
+    }
+    assert client.get("/api/v2/webhooks", headers=acct.key_headers).json() == []
+
+
+def test_private_and_metadata_urls_are_refused(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=1)
+    for url in ("http://169.254.169.254/latest", "http://10.0.0.5/hook", "ftp://x/y"):
+        r = client.post("/api/v2/webhooks", json={"url": url}, headers=acct.key_headers)
+        assert 400 <= r.status_code < 500, url
+    product = upload_product(client, acct)
+    r = client.post(
+        "/api/v2/generate/scenes",
+        json={
+            "product_uuid": product["uuid"],
+            "num_scenes": 1,
+            "webhook_url": "http://192.168.1.1/x",
+        },
+        headers=acct.key_headers,
+    )
+    assert r.status_code == 400
+    assert client.get("/api/v2/jobs", headers=acct.key_headers).json() == []
+
+
+def test_batch_completed_is_signed_and_retried_until_accepted(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=10)
+    with webhook_receiver(statuses=[500, 500]) as rx:
+        secret = "whsec_" + base64.b64encode(b"0123456789abcdef0123").decode()
+        r = client.post(
+            "/api/v2/webhooks", json={"url": rx.url, "secret": secret}, headers=acct.key_headers
+        )
+        assert r.status_code == 200 and r.json()["secret"] == secret
+        r = client.post(
+            "/api/v2/batches",
+            json={"images": [{"id": "sku-1", "image": b64_png()}], "images_per_product": 1},
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 202, r.text
+        batch_id = r.json()["batch_id"]
+        wait_batch(client, acct, batch_id)
+        wait_until(lambda: len(rx.snapshot()) >= 3, timeout=30)
+        got = rx.snapshot()
+
+    assert len(got) == 3
+    assert all(req.path == "/hook" for req in got)
+    assert all(verify(secret, req) for req in got)
+    # One message, three attempts: the same webhook-id and body each time.
+    assert len({req.headers["webhook-id"] for req in got}) == 1
+    payload = json.loads(got[-1].body)
+    assert payload["event"] == "batch.completed"
+    assert payload["batch_id"] == batch_id
+    assert payload["status"] == "completed"
+    assert payload["timestamp"].endswith("Z")
+
+    with resources.db.read() as session:
+        delivery = session.scalar(
+            select(WebhookDelivery).where(WebhookDelivery.id == got[0].headers["webhook-id"])
+        )
+        assert delivery is not None
+        assert delivery.status == "delivered" and delivery.attempts == 3
+        attempts = session.scalars(
+            select(WebhookAttempt)
+            .where(WebhookAttempt.delivery_id == delivery.id)
+            .order_by(WebhookAttempt.number)
+        ).all()
+    assert [a.status_code for a in attempts] == [500, 500, 200]
+    assert [a.number for a in attempts] == [1, 2, 3]
+    assert all(a.duration_ms >= 0 for a in attempts)
+    assert attempts[0].response_body.startswith("receiver error")
+    assert len(attempts[0].response_body) == 1000  # truncated
+    assert attempts[2].response_body == "ok"
+
+
+def test_job_webhook_url_overrides_registered_and_reports_results(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=10)
+    with webhook_receiver() as registered, webhook_receiver() as override:
+        secret = client.post(
+            "/api/v2/webhooks", json={"url": registered.url}, headers=acct.key_headers
+        ).json()["secret"]
+        product = upload_product(client, acct)
+        r = client.post(
+            "/api/v2/generate/scenes",
+            json={"product_uuid": product["uuid"], "num_scenes": 2, "webhook_url": override.url},
+            headers=acct.key_headers,
+        )
+        job_id = r.json()["job_id"]
+        assert wait_terminal(client, acct, job_id)["status"] == "completed"
+        wait_until(lambda: override.snapshot(), timeout=30)
+        # A registered-only job goes to the registered URL.
+        r2 = client.post(
+            "/api/v2/generate/scenes",
+            json={"product_uuid": product["uuid"], "num_scenes": 1},
+            headers=acct.key_headers,
+        )
+        wait_terminal(client, acct, r2.json()["job_id"])
+        wait_until(lambda: registered.snapshot(), timeout=30)
+        assert len(override.snapshot()) == 1
+        first = override.snapshot()[0]
+    assert verify(secret, first)
+    payload = json.loads(first.body)
+    assert payload["event"] == "job.completed"
+    assert payload["job_id"] == job_id and payload["status"] == "completed"
+    assert len(payload["results"]) == 2
+    assert all(set(res) >= {"scene", "url"} for res in payload["results"])
+    assert json.loads(registered.snapshot()[0].body)["job_id"] == r2.json()["job_id"]
