@@ -6,7 +6,8 @@
 Each positive term is about 1 at the level of a well-made photograph and saturates softly
 beyond it (``sat(r) = (1 − e^(−2r)) / (1 − e^(−2))`` of the ratio ``r`` to that level: 0.73 at
 half, 1 at the level, never above 1.16), so a variant gains little by pushing one property past
-"good" (over-sharpening, over-saturating) while a small real improvement still counts:
+"good" (over-sharpening, over-saturating) while a small real improvement still counts. A
+well-made photograph scores about 95–107; a darkened or washed-out one 50–80:
 
 - **exposure**: 1 while the mean luminance is in 0.38..0.60, falling linearly to 0 at 0.05 / 0.95;
 - **contrast**: luminance standard deviation / 0.20 (an ordinary well-exposed photo: 0.2–0.3);
@@ -18,8 +19,8 @@ half, 1 at the level, never above 1.16), so a variant gains little by pushing on
 
 Penalties, in score points:
 
-- **noise**: 2.5 per grey level of estimated noise σ above 2.5 (capped at 40), so a variant
-  that amplifies grain loses what its sharpening earned;
+- **noise**: 2.5 per grey level of estimated luminance noise σ above 2.5 (capped at 40), so a
+  variant that amplifies grain loses what its sharpening earned;
 - **clipping**: 150 × the fraction of pixels crushed to black or blown to white beyond the
   first 1 % (which most photos have) or, when the original is given, beyond the original's own
   fraction (a black sky is content, not a defect);
