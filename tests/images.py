@@ -25,7 +25,8 @@ def product_rgb(w: int = 320, h: int = 240) -> np.ndarray:
 
 
 def photo_rgb(w: int = 300, h: int = 200) -> np.ndarray:
-    img = Image.fromarray(skdata.coffee()).resize((w, h), Image.Resampling.LANCZOS)
+    coffee: np.ndarray = skdata.coffee()  # type: ignore[no-untyped-call]
+    img = Image.fromarray(coffee).resize((w, h), Image.Resampling.LANCZOS)
     return np.asarray(img)
 
 

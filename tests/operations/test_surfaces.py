@@ -26,7 +26,8 @@ def b64(data: bytes) -> str:
 def fetch(client: TestClient, url: str) -> bytes:
     r = client.get(url)
     assert r.status_code == 200, r.text
-    return r.content
+    content: bytes = r.content
+    return content
 
 
 def test_v2_convert_to_jpeg_flattens_alpha(client: TestClient, resources: Resources) -> None:

@@ -117,3 +117,22 @@ async def text_remover(image: FreeImage, request: Request, resources: Res) -> di
         "text-remover", "text_removal", image, {}, request, resources
     )
     return _image_body(outcome, remaining)
+
+
+@router.post("/image-analyzer/analyze")
+async def image_analyzer(image: FreeImage, request: Request, resources: Res) -> dict[str, Any]:
+    """Analyse an image: objects we can detect, colours, text, composition, quality, mood,
+    description and alt text. Free: 3 per day per IP."""
+    outcome, remaining = await _run_free("image-analyzer", "analyze", image, {}, request, resources)
+    return {
+        "success": True,
+        "analysis": outcome.details,
+        "image_metadata": {
+            "width": outcome.input.width,
+            "height": outcome.input.height,
+            "format": outcome.input.format.upper(),
+            "file_size_kb": round(outcome.input.bytes_in / 1024, 1),
+        },
+        "remaining": remaining,
+        "processing_time": outcome.processing_time,
+    }

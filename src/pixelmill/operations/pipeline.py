@@ -42,6 +42,7 @@ from pixelmill.imaging import (
     decode_image,
     encode_image,
     fetch_image_url,
+    file_extension,
 )
 from pixelmill.operations.catalog import CATALOG, Operation, OutputFormat
 from pixelmill.storage import ObjectStorage, UrlSigner
@@ -50,7 +51,6 @@ log = logging.getLogger("pixelmill.pipeline")
 T = TypeVar("T")
 
 ANONYMOUS_MAX_BYTES = 10 * 1024 * 1024
-_EXT = {"png": "png", "jpeg": "jpg", "webp": "webp"}
 
 
 @dataclass(frozen=True)
@@ -259,6 +259,8 @@ class Pipeline:
                 self._release_failed(
                     user.id if user else 0, reservation.id, processing_id, op, surface, decoded, exc
                 )
+            if isinstance(exc, ImageInputError):  # e.g. the result is too large to encode
+                raise image_error(exc) from exc
             if isinstance(exc, EngineError):
                 raise InvalidInput(f"{op.name} could not process this image: {exc}") from exc
             if isinstance(exc, MemoryError):
@@ -308,7 +310,7 @@ class Pipeline:
         primary_bytes: bytes | None = None
         for i, image in enumerate(result.images):
             data = await self._cpu(encode_image, image.pixels, fmt, quality)
-            key = f"results/{uuid.uuid4().hex}.{_EXT[fmt]}"
+            key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"
             await asyncio.to_thread(self.storage.put, key, data, content_type(fmt))
             h, w = image.pixels.shape[:2]
             stored.append(

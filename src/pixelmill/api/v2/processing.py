@@ -1,8 +1,9 @@
 """The v2 synchronous processing endpoints (JSON in, JSON out, API key).
 
 Every endpoint takes ``image_url`` or ``image_base64`` (plain base64; a ``data:`` URI is accepted
-too). When both are given, ``image_base64`` is used. Each endpoint is one catalog operation; the
-request models below only add that operation's own fields."""
+too). When both are given, ``image_base64`` is used. Each endpoint is one catalog operation; its
+request model is ``ImageInput`` plus the engine's own ``Params`` model, so field names, defaults
+and limits are defined once, in the engine."""
 
 from __future__ import annotations
 
@@ -13,13 +14,23 @@ from pydantic import BaseModel, Field
 
 from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.rendering import public_base_url, v2_body
-from pixelmill.operations.pipeline import ImageSource
+from pixelmill.engines.analyze.engine import AnalyzeParams
+from pixelmill.engines.background.engine import BackgroundRemovalParams, MakeTransparentParams
+from pixelmill.engines.colorize.engine import ColorizeParams
+from pixelmill.engines.convert.engine import ConvertParams
+from pixelmill.engines.deblur.engine import UnblurParams
+from pixelmill.engines.edit.engine import EditParams
+from pixelmill.engines.enhance.engine import EnhanceParams
+from pixelmill.engines.prompt.engine import ImageToPromptParams
+from pixelmill.engines.replace_background.engine import ReplaceBackgroundParams
+from pixelmill.engines.style.engine import StyleParams
+from pixelmill.engines.text_removal.engine import TextRemovalParams
+from pixelmill.engines.upscale.engine import UpscaleParams
+from pixelmill.operations.pipeline import ImageSource, Outcome
 
 router = APIRouter(prefix="/api/v2", tags=["v2 processing"])
 
-STYLES = Literal[
-    "cinematic", "anime", "oil_painting", "watercolor", "sketch", "pop_art", "cyberpunk", "vintage"
-]
+_IMAGE_FIELDS = {"image_url", "image_base64", "output_format"}
 
 
 class ImageInput(BaseModel):
@@ -29,50 +40,73 @@ class ImageInput(BaseModel):
         description="the image as standard base64 (a data: URI is accepted); wins over image_url",
     )
 
+    def source(self) -> ImageSource:
+        return ImageSource.choose(self.image_base64, self.image_url)
 
-class RemoveBackgroundRequest(ImageInput):
-    output_format: Literal["png", "webp"] = "png"
-    crop_to_object: bool = Field(False, description="crop to the subject's bounding box")
+    def params(self) -> dict[str, Any]:
+        return self.model_dump(exclude=_IMAGE_FIELDS | _REFERENCE_FIELDS)
 
 
-class MakeTransparentRequest(ImageInput):
-    output_format: Literal["png", "webp"] = "png"
-    method: Literal["auto", "color_key", "salient"] = Field(
-        "auto",
-        description="auto: colour key when the border is one plain colour, else the subject mask",
+_REFERENCE_FIELDS = {"reference_image_url", "reference_image_base64"}
+
+
+class AlphaOutput(BaseModel):
+    output_format: Literal["png", "webp"] = Field("png", description="both keep the alpha channel")
+
+
+class RemoveBackgroundRequest(ImageInput, AlphaOutput, BackgroundRemovalParams):
+    pass
+
+
+class MakeTransparentRequest(ImageInput, AlphaOutput, MakeTransparentParams):
+    pass
+
+
+class UpscaleRequest(ImageInput, UpscaleParams):
+    pass
+
+
+class RemoveTextRequest(ImageInput, TextRemovalParams):
+    pass
+
+
+class ConvertRequest(ImageInput, ConvertParams):
+    pass
+
+
+class EnhanceRequest(ImageInput, EnhanceParams):
+    pass
+
+
+class UnblurRequest(ImageInput, UnblurParams):
+    pass
+
+
+class ColorizeRequest(ImageInput, ColorizeParams):
+    reference_image_url: str | None = Field(
+        None, description="a colour photo whose colours are transferred (optional)"
     )
-
-
-class UpscaleRequest(ImageInput):
-    scale: Literal[2, 4, 8] = 2
-    quality: Literal["fast", "balanced", "high"] = "balanced"
-    face_enhance: bool = False
-
-
-class ConvertRequest(ImageInput):
-    format: Literal["png", "jpg", "jpeg", "webp"] = Field("png", description="target format")
-    quality: int = Field(90, ge=1, le=100)
-
-
-class ColorizeRequest(ImageInput):
-    reference_image_url: str | None = Field(None, description="a colour photo to take colours from")
     reference_image_base64: str | None = None
-    palette: list[str] | None = Field(None, description="hex colours, dark to light")
 
 
-class StyleTransferRequest(ImageInput):
-    style: STYLES
-    strength: float = Field(1.0, ge=0, le=1)
+class StyleTransferRequest(ImageInput, StyleParams):
+    pass
 
 
-class PromptEditRequest(ImageInput):
-    prompt: str = Field(min_length=1, max_length=2000)
-    strength: float = Field(0.75, ge=0, le=1, description="0 subtle, 1 strong")
+class AnalyzeRequest(ImageInput, AnalyzeParams):
+    pass
 
 
-class ReplaceBackgroundRequest(ImageInput):
-    prompt: str = Field(min_length=1, max_length=2000, description="the new background")
-    seed: int = 0
+class ImageToPromptRequest(ImageInput, ImageToPromptParams):
+    pass
+
+
+class EditRequest(ImageInput, EditParams):
+    pass
+
+
+class ReplaceBackgroundRequest(ImageInput, ReplaceBackgroundParams):
+    pass
 
 
 class V2Result(BaseModel):
@@ -85,7 +119,12 @@ class V2Result(BaseModel):
     details: dict[str, Any]
 
 
-_IMAGE_FIELDS = {"image_url", "image_base64", "reference_image_url", "reference_image_base64"}
+class AnalyzeResult(V2Result):
+    analysis: dict[str, Any]
+
+
+class PromptResult(V2Result):
+    prompts: dict[str, Any]
 
 
 async def _run(
@@ -95,70 +134,58 @@ async def _run(
     resources: Res,
     request: Request,
     *,
-    params: dict[str, Any] | None = None,
-    output_format: Literal["png", "jpeg", "webp"] | None = None,
     extra_inputs: dict[str, ImageSource] | None = None,
-) -> dict[str, Any]:
-    outcome = await resources.pipeline.run(
+) -> Outcome:
+    fmt = getattr(body, "output_format", None)
+    quality = 95
+    if isinstance(body, ConvertRequest):
+        fmt = "jpeg" if body.format in ("jpg", "jpeg") else body.format
+        quality = body.quality
+    return await resources.pipeline.run(
         operation,
-        ImageSource.choose(body.image_base64, body.image_url),
-        params if params is not None else body.model_dump(exclude=_IMAGE_FIELDS),
+        body.source(),
+        body.params(),
         user=user,
         surface="v2",
         base_url=public_base_url(request, resources),
-        output_format=output_format,
+        output_format=fmt,
+        quality=quality,
         extra_inputs=extra_inputs,
     )
-    return v2_body(outcome)
 
 
 @router.post("/remove-background", response_model=V2Result)
 async def remove_background(
     body: RemoveBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:
-    """Cut out the subject; a PNG (or WebP) with a transparent background. 1 credit."""
-    return await _run(
-        "background_removal",
-        body,
-        user,
-        resources,
-        request,
-        params={},
-        output_format=body.output_format,
-    )
+    """Cut out the subject: a PNG (or WebP) with a transparent background. 1 credit."""
+    return v2_body(await _run("background_removal", body, user, resources, request))
 
 
 @router.post("/make-transparent", response_model=V2Result)
 async def make_transparent(
-    body: RemoveBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: MakeTransparentRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:
     """Make the background transparent (colour key on plain backgrounds, else the subject
     mask); PNG with alpha. 1 credit."""
-    return await _run(
-        "make_transparent",
-        body,
-        user,
-        resources,
-        request,
-        params={},
-        output_format=body.output_format,
-    )
+    return v2_body(await _run("make_transparent", body, user, resources, request))
 
 
 @router.post("/upscale", response_model=V2Result)
 async def upscale(
     body: UpscaleRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:
-    """Upscale 2x, 4x (1 credit) or 8x (2 credits); exactly scale × the input size."""
-    return await _run("upscale", body, user, resources, request)
+    """Upscale 2x, 4x (1 credit) or 8x (2 credits); exactly scale × the input size.
+    ``details.method`` names the method each quality level used."""
+    return v2_body(await _run("upscale", body, user, resources, request))
 
 
 @router.post("/remove-text", response_model=V2Result)
 async def remove_text(
-    body: ImageInput, user: ApiKeyUser, resources: Res, request: Request
+    body: RemoveTextRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:
     """Remove text and watermarks (OCR text detection, stroke mask, inpainting). 1 credit."""
-    return await _run("text_removal", body, user, resources, request)
+    return v2_body(await _run("text_removal", body, user, resources, request))
 
 
 @router.post("/convert", response_model=V2Result)
@@ -166,15 +193,91 @@ async def convert(
     body: ConvertRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:
     """Convert to PNG, JPG or WebP (alpha flattened onto white for JPG). 1 credit."""
-    fmt: Literal["png", "jpeg", "webp"] = "jpeg" if body.format in ("jpg", "jpeg") else body.format  # type: ignore[assignment]
-    outcome = await resources.pipeline.run(
-        "convert",
-        ImageSource.choose(body.image_base64, body.image_url),
-        {"format": body.format, "quality": body.quality},
-        user=user,
-        surface="v2",
-        base_url=public_base_url(request, resources),
-        output_format=fmt,
-        quality=body.quality,
-    )
-    return v2_body(outcome)
+    return v2_body(await _run("convert", body, user, resources, request))
+
+
+@router.post("/enhance", response_model=V2Result)
+async def enhance(
+    body: EnhanceRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Run several enhancement methods in parallel and return the best by a no-reference
+    quality score; ``details.variants[]`` lists every variant with its ``url`` and score.
+    1 credit."""
+    return v2_body(await _run("enhance", body, user, resources, request))
+
+
+@router.post("/unblur", response_model=V2Result)
+async def unblur(
+    body: UnblurRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Deblur (Wiener deconvolution with an estimated Gaussian blur) and sharpen. 1 credit."""
+    return v2_body(await _run("unblur", body, user, resources, request))
+
+
+@router.post("/colorize", response_model=V2Result)
+async def colorize(
+    body: ColorizeRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Colorize a black-and-white photo from a reference photo, a palette, or built-in
+    palettes (classical colour transfer, not a learned colourizer). 1 credit."""
+    extra: dict[str, ImageSource] = {}
+    if body.reference_image_base64 or body.reference_image_url:
+        extra["reference"] = ImageSource.choose(
+            body.reference_image_base64, body.reference_image_url
+        )
+    return v2_body(await _run("colorize", body, user, resources, request, extra_inputs=extra))
+
+
+@router.post("/style-transfer", response_model=V2Result)
+async def style_transfer(
+    body: StyleTransferRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Apply one of eight looks: cinematic, anime, oil_painting, watercolor, sketch, pop_art,
+    cyberpunk, vintage. 1 credit."""
+    return v2_body(await _run("style_transfer", body, user, resources, request))
+
+
+@router.post("/analyze", response_model=AnalyzeResult)
+async def analyze(
+    body: AnalyzeRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Objects we can detect, colours, mood, quality, composition, text, categories,
+    description and SEO alt text. 1 credit."""
+    outcome = await _run("analyze", body, user, resources, request)
+    return {**v2_body(outcome), "analysis": outcome.details}
+
+
+@router.post("/image-to-prompt", response_model=PromptResult)
+async def image_to_prompt(
+    body: ImageToPromptRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Prompts for general use, FLUX, Midjourney and Stable Diffusion (positive/negative),
+    built from the image's analysed facts. 1 credit."""
+    outcome = await _run("image_to_prompt", body, user, resources, request)
+    return {**v2_body(outcome), "prompts": outcome.details.get("prompts", {})}
+
+
+@router.post("/edit", response_model=V2Result)
+async def edit(
+    body: EditRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Prompt-driven edit; ``details.interpreted_as`` lists the edits applied. A prompt with
+    nothing recognisable is a 422 and costs nothing. 2 credits."""
+    return v2_body(await _run("edit", body, user, resources, request))
+
+
+@router.post("/image-to-image", response_model=V2Result)
+async def image_to_image(
+    body: EditRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Text-prompt transformation (the prompt-edit engine). 2 credits."""
+    return v2_body(await _run("image_to_image", body, user, resources, request))
+
+
+@router.post("/replace-background", response_model=V2Result)
+async def replace_background(
+    body: ReplaceBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
+) -> dict[str, Any]:
+    """Cut out the subject and composite it onto a procedurally generated background described
+    by the prompt, with a contact shadow. 2 credits."""
+    return v2_body(await _run("replace_background", body, user, resources, request))

@@ -1,0 +1,179 @@
+"""Throughput and latency of an authenticated read, beside a bare FastAPI route.
+
+Starts two real uvicorn servers (one worker each) on 127.0.0.1: pixelmill on a fresh SQLite
+database, and a bare FastAPI app returning a constant. ``wrk`` (Debian package ``wrk``) then
+drives ``GET /api/v2/account`` with an API key (key hash lookup, plan rate-limit buckets, JSON
+response) and the bare route, with 50 concurrent connections each, in the same run.
+
+    .venv/bin/python bench/bench_account.py [--seconds 15] [--connections 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+BARE_APP = """
+from fastapi import FastAPI
+app = FastAPI()
+@app.get("/const")
+def const() -> dict[str, str]:
+    return {"status": "ok"}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_up(url: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not come up")
+
+
+def run_wrk(url: str, seconds: int, connections: int, headers: dict[str, str]) -> dict[str, float]:
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url]
+    for k, v in headers.items():
+        cmd += ["-H", f"{k}: {v}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+    def latency(pct: str) -> float:
+        m = re.search(rf"^\s+{pct}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        if not m:
+            raise RuntimeError(out)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return {
+        "rps": rps,
+        "p50_ms": latency("50"),
+        "p99_ms": latency("99"),
+        "non_2xx": float(non2xx.group(1)) if non2xx else 0.0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument("--connections", type=int, default=50)
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("wrk is needed: apt-get install wrk")
+
+    work = Path(tempfile.mkdtemp(prefix="pm-bench-"))
+    (work / "bare_app.py").write_text(BARE_APP)
+    env = {
+        **os.environ,
+        "PIXELMILL_DATA_DIR": str(work / "data"),
+        "PIXELMILL_ENTERPRISE_REQUESTS_PER_MINUTE": str(10**9),
+    }
+    py = sys.executable
+    subprocess.run([py, "-m", "pixelmill", "migrate"], env=env, check=True, capture_output=True)
+    created = subprocess.run(
+        [
+            py,
+            "-m",
+            "pixelmill",
+            "admin",
+            "create-user",
+            "bench@example.com",
+            "--password",
+            "benchpass",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    key = re.search(r"(pk_live_\S+)", created).group(1)  # type: ignore[union-attr]
+    subprocess.run(
+        [py, "-m", "pixelmill", "admin", "set-plan", "bench@example.com", "enterprise"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+    pm_port, bare_port = free_port(), free_port()
+    servers = [
+        subprocess.Popen(
+            [
+                py,
+                "-m",
+                "uvicorn",
+                "pixelmill.asgi:app",
+                "--port",
+                str(pm_port),
+                "--log-level",
+                "warning",
+            ],
+            env=env,
+        ),
+        subprocess.Popen(
+            [
+                py,
+                "-m",
+                "uvicorn",
+                "bare_app:app",
+                "--port",
+                str(bare_port),
+                "--log-level",
+                "warning",
+            ],
+            cwd=work,
+            env=env,
+        ),
+    ]
+    try:
+        wait_up(f"http://127.0.0.1:{pm_port}/healthz")
+        wait_up(f"http://127.0.0.1:{bare_port}/const")
+        results = {
+            "bare FastAPI GET /const": run_wrk(
+                f"http://127.0.0.1:{bare_port}/const", args.seconds, args.connections, {}
+            ),
+            "pixelmill GET /api/v2/account (API key)": run_wrk(
+                f"http://127.0.0.1:{pm_port}/api/v2/account",
+                args.seconds,
+                args.connections,
+                {"Authorization": f"Bearer {key}"},
+            ),
+        }
+    finally:
+        for s in servers:
+            s.terminate()
+            s.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(
+        f"{args.connections} connections, {args.seconds} s each, "
+        f"1 uvicorn worker, {os.cpu_count()} cores"
+    )
+    print(f"{'route':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
+    for name, r in results.items():
+        print(
+            f"{name:44} {r['rps']:9.0f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} {r['non_2xx']:8.0f}"
+        )
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
