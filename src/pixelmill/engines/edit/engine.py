@@ -29,7 +29,7 @@ from pixelmill.engines.background.segment import U2NETP, salient_mask
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, ImageArray, OutputImage
 from pixelmill.engines.edit import adjust
 from pixelmill.engines.edit.grammar import EditStep, PromptNotUnderstood, interpret
-from pixelmill.engines.replace_background.engine import backdrop_rng, composite_over_backdrop
+from pixelmill.engines.replace_background.engine import replace_background
 from pixelmill.engines.replace_background.prompt import parse_backdrop_prompt
 from pixelmill.engines.scenes.compose import decontaminate, has_meaningful_alpha, to_float
 from pixelmill.engines.scenes.palette import color_of
@@ -152,7 +152,8 @@ class EditEngine:
             assert alpha is not None
             request = parse_backdrop_prompt(step.value or "")
             ops.append("procedural backdrop composited behind the subject mask")
-            return composite_over_backdrop(cur, alpha, request, backdrop_rng(0)), None
+            rgb8 = np.clip(cur * 255.0 + 0.5, 0, 255).astype(np.uint8)
+            return to_float(replace_background(rgb8, alpha, request, 0)), None
         if kind == "remove_background":
             assert alpha is not None
             ops.append("subject mask as alpha, edge colours decontaminated")

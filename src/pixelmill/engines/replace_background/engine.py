@@ -9,8 +9,10 @@ contact shadow where it stands and light colour harmonisation. No generative mod
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
+import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
@@ -23,13 +25,21 @@ from pixelmill.engines.replace_background.prompt import (
     parse_backdrop_prompt,
 )
 from pixelmill.engines.scenes.compose import (
+    Harmony,
+    Layer,
+    add_drop_shadow,
+    add_floor_shadow,
+    add_reflection,
     alpha_box,
-    composite,
     decontaminate,
+    decontaminate_image,
+    harmony_for,
     has_meaningful_alpha,
     layer_in_place,
+    row_strips,
     to_float,
     to_uint8,
+    to_uint8_rounded,
 )
 from pixelmill.engines.scenes.textures import Gray, Rgb
 
@@ -79,23 +89,10 @@ def floor_line(alpha: Gray, default: float) -> tuple[float, bool]:
     return float(np.clip(horizon, 0.3, 0.85)), True
 
 
-def composite_over_backdrop(
-    rgb: Rgb, alpha: Gray, request: BackdropRequest, rng: np.random.Generator
-) -> Rgb:
-    """The float core of :func:`replace_background`: ``rgb`` (float32 0..1) with its subject
-    ``alpha`` over the requested backdrop, same size; the subject does not move."""
-    h, w = alpha.shape
-    horizon, standing = floor_line(alpha, request.spec.horizon or 0.6)
-    backdrop = request.paint(h, w, rng, horizon)
-    layer = layer_in_place(decontaminate(rgb, alpha), alpha)
-    shadow = request.shadow if standing or request.shadow == "drop" else "none"
-    return composite(
-        backdrop,
-        layer,
-        shadow=shadow,
-        reflection=request.reflection if standing else 0.0,
-        harmonise_amount=0.12,
-    )
+WORK_PIXELS = 4_000_000
+"""Backdrops, shadows and reflections of larger images are painted at about this size and
+upscaled: they are smooth, and painting 40 MP of float32 would need gigabytes. The subject
+itself is always composited at full resolution."""
 
 
 def backdrop_rng(seed: int) -> np.random.Generator:
@@ -103,14 +100,62 @@ def backdrop_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed & 0xFFFFFFFF, 0x5EED])
 
 
+def _plate(
+    image: ImageArray, alpha: Gray, request: BackdropRequest, rng: np.random.Generator
+) -> tuple[Rgb, Harmony | None]:
+    """The new background with the subject's shadow and reflection, at the size of ``image``
+    (already reduced by the caller), and the colour correction for the subject."""
+    h, w = alpha.shape
+    horizon, standing = floor_line(alpha, request.spec.horizon or 0.6)
+    backdrop = request.paint(h, w, rng, horizon)
+    layer = layer_in_place(decontaminate(to_float(image), alpha), alpha)
+    canvas = backdrop.rgb.copy()
+    if request.shadow == "drop":
+        add_drop_shadow(canvas, layer)
+    elif standing and request.shadow == "floor":
+        add_floor_shadow(canvas, layer)
+    harmony = harmony_for(layer, backdrop.rgb, backdrop.light, 0.12)
+    if standing and request.reflection > 0:
+        lit = layer if harmony is None else Layer(harmony.apply(layer.premult, alpha), alpha, 0, 0)
+        add_reflection(canvas, lit, request.reflection)
+    return canvas, harmony
+
+
 def replace_background(
     image: ImageArray, alpha: Gray, request: BackdropRequest, seed: int
 ) -> ImageArray:
-    """Composite the subject of ``image`` (given its ``alpha``) over the backdrop ``request``
-    describes, at the image's own size. Returns RGB uint8."""
+    """Composite the subject of ``image`` (RGB(A) uint8, given its ``alpha``) over the backdrop
+    ``request`` describes, at the image's own size; the subject does not move. Returns RGB
+    uint8.
+
+    The background plate (backdrop, shadow, reflection) is painted at up to
+    :data:`WORK_PIXELS` and upscaled; the subject's edge-decontaminated, harmonised colours are
+    composited over it at full resolution, strip by strip, so memory stays at a few bytes per
+    pixel whatever the input size."""
+    h, w = alpha.shape
+    rgb = np.ascontiguousarray(image[..., :3])
+    f = min(1.0, math.sqrt(WORK_PIXELS / (h * w)))
+    if f < 1.0:
+        size = (max(1, round(w * f)), max(1, round(h * f)))
+        small = np.asarray(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), np.uint8)
+        small_a = np.asarray(cv2.resize(alpha, size, interpolation=cv2.INTER_AREA), np.float32)
+    else:
+        small, small_a = rgb, alpha
     rng = backdrop_rng(seed)
-    out = composite_over_backdrop(to_float(image), alpha, request, rng)
-    return to_uint8(out, rng)
+    canvas, harmony = _plate(small, small_a, request, rng)
+    plate = to_uint8(canvas, rng)
+    del canvas
+    if f < 1.0:
+        plate = np.asarray(cv2.resize(plate, (w, h), interpolation=cv2.INTER_CUBIC), np.uint8)
+    fg = decontaminate_image(rgb, alpha)
+    out = np.empty((h, w, 3), dtype=np.uint8)
+    for y0, y1, _, _ in row_strips(h, w):
+        a = alpha[y0:y1]
+        premult = to_float(fg[y0:y1]) * a[..., None]
+        if harmony is not None:
+            premult = harmony.apply(premult, a)
+        out[y0:y1] = to_uint8_rounded(premult + to_float(plate[y0:y1]) * (1.0 - a)[..., None])
+    return out
 
 
 class ReplaceBackgroundEngine:

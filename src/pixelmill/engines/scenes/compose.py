@@ -14,6 +14,7 @@ reduced scale), so the cost grows with the subject, not with the canvas.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -84,7 +85,13 @@ def _local_mean_at(
     return mean, found
 
 
-def decontaminate(rgb: Rgb, alpha: Gray) -> Rgb:
+def decontamination_radius(h: int, w: int) -> int:
+    """The neighbourhood radius :func:`decontaminate` uses for an ``h`` × ``w`` image (it
+    looks up to four times this far); strips of a large image must use the full image's."""
+    return max(3, round(max(h, w) / 100))
+
+
+def decontaminate(rgb: Rgb, alpha: Gray, radius: int | None = None) -> Rgb:
     """Estimate the subject's own colour ``F`` at soft edges, removing the old background's
     colour that bled into them (a grey halo from a grey studio wall, green from grass).
 
@@ -97,7 +104,7 @@ def decontaminate(rgb: Rgb, alpha: Gray) -> Rgb:
         return rgb
     h, w = alpha.shape
     ys, xs = np.nonzero(band)
-    r = max(3, round(max(h, w) / 100))
+    r = decontamination_radius(h, w) if radius is None else radius
     y0, y1 = max(0, int(ys.min()) - 4 * r), min(h, int(ys.max()) + 4 * r + 1)
     x0, x1 = max(0, int(xs.min()) - 4 * r), min(w, int(xs.max()) + 4 * r + 1)
     roi_rgb, roi_a = rgb[y0:y1, x0:x1], alpha[y0:y1, x0:x1]
@@ -124,6 +131,37 @@ def make_cutout(image: ImageArray, mask: Gray) -> ImageArray:
     fg = decontaminate(to_float(image), alpha)
     rgba = np.dstack([fg, alpha])
     return np.asarray(np.clip(rgba * 255.0 + 0.5, 0, 255), dtype=np.uint8)
+
+
+STRIP_PIXELS = 1_000_000
+"""Full-resolution float work on large images is done in horizontal strips of about this many
+pixels, so memory stays near ``3 bytes/pixel`` (uint8) plus a few strips of float32."""
+
+
+def row_strips(h: int, w: int, margin: int = 0) -> Iterator[tuple[int, int, int, int]]:
+    """``(y0, y1, e0, e1)`` for each strip: output rows ``y0:y1`` are computed from input rows
+    ``e0:e1``, which add up to ``margin`` rows of context on each side (for filters)."""
+    rows = max(16, 2 * margin, STRIP_PIXELS // max(1, w))
+    for y0 in range(0, h, rows):
+        y1 = min(h, y0 + rows)
+        yield y0, y1, max(0, y0 - margin), min(h, y1 + margin)
+
+
+def to_uint8_rounded(rgb: Rgb) -> ImageArray:
+    """float 0..1 -> uint8, rounded (no dither: for photos, which have their own noise)."""
+    return np.asarray(np.clip(rgb * np.float32(255.0) + np.float32(0.5), 0.0, 255.0), np.uint8)
+
+
+def decontaminate_image(image: ImageArray, alpha: Gray) -> ImageArray:
+    """:func:`decontaminate` for a whole uint8 image, strip by strip (memory stays bounded
+    for large photos); returns RGB uint8."""
+    h, w = alpha.shape
+    r = decontamination_radius(h, w)
+    out = np.empty((h, w, 3), dtype=np.uint8)
+    for y0, y1, e0, e1 in row_strips(h, w, 4 * r + 1):
+        fg = decontaminate(to_float(image[e0:e1]), alpha[e0:e1], r)
+        out[y0:y1] = to_uint8_rounded(fg[y0 - e0 : y1 - e0])
+    return out
 
 
 def alpha_box(alpha: Gray, threshold: float = 0.02) -> Box | None:
@@ -337,28 +375,46 @@ def _luma(rgb: Rgb) -> Gray:
     return out
 
 
-def harmonise(
+@dataclass(frozen=True)
+class Harmony:
+    """A colour correction for the subject: per-channel ``gain`` then a black-level ``lift``
+    (``x' = lift + x · (1 - lift)``), applied to premultiplied colour."""
+
+    gain: tuple[float, float, float]
+    lift: float
+
+    def apply(self, premult: Rgb, alpha: Gray) -> Rgb:
+        """The corrected premultiplied colour (clipped to the valid ``0..alpha`` range)."""
+        g = np.asarray(self.gain, dtype=np.float32) * np.float32(1.0 - self.lift)
+        out = premult * g + (np.float32(self.lift) * alpha)[..., None]
+        return np.asarray(np.clip(out, 0.0, alpha[..., None]), dtype=np.float32)
+
+
+def harmony_for(
     layer: Layer, backdrop: Rgb, light: tuple[float, float, float], amount: float
-) -> Layer:
-    """Nudge the subject towards the scene's light, so it does not look pasted in:
+) -> Harmony | None:
+    """How to nudge the subject towards the scene's light, so it does not look pasted in
+    (``None`` when there is nothing to do):
 
     - white balance: multiply by the light's colour, normalised to unit mean, at ``amount``;
     - exposure: move the subject's mean brightness a fraction towards the backdrop's (capped
       at -8 % / +4 %: a dark scene should not turn a product into a silhouette);
     - black level: lift (or lower) the subject's darkest tones a little towards the
       backdrop's (at most 2 % of full scale), as bounce light does in a bright, hazy scene.
-    """
+
+    Statistics come from a subsample of about 40 000 pixels, so the cost does not grow with
+    the image."""
     if amount <= 0:
-        return layer
-    solid = layer.alpha > 0.5
-    if not solid.any():
-        return layer
-    step = max(1, int(math.sqrt(solid.size / 40000)))
+        return None
+    step = max(1, int(math.sqrt(layer.alpha.size / 40000)))
     a_s = layer.alpha[::step, ::step]
     keep = a_s > 0.5
+    if not keep.any():
+        return None
     colour = layer.premult[::step, ::step][keep] / a_s[keep][:, None]
     subject_y = colour @ _LUMA
-    bg_y = _luma(backdrop[::step, ::step]).ravel()
+    bg_step = max(1, int(math.sqrt(backdrop.shape[0] * backdrop.shape[1] / 40000)))
+    bg_y = _luma(backdrop[::bg_step, ::bg_step]).ravel()
 
     light_v = np.asarray(light, dtype=np.float32)
     wb = 1.0 + amount * (light_v / max(float(light_v.mean()), 1e-3) - 1.0)
@@ -366,10 +422,18 @@ def harmonise(
     exposure = float(np.clip(1.0 + 0.5 * amount * (ratio - 1.0), 0.92, 1.04))
     black_gap = float(np.percentile(bg_y, 1) - np.percentile(subject_y, 1))
     lift = float(np.clip(amount * black_gap, -0.02, 0.02))
-    premult = layer.premult * (wb * exposure * (1.0 - lift)).astype(np.float32)
-    premult += (lift * layer.alpha)[..., None]
-    premult = np.clip(premult, 0.0, layer.alpha[..., None])
-    return Layer(premult.astype(np.float32), layer.alpha, layer.x, layer.y)
+    g = wb * exposure
+    return Harmony((float(g[0]), float(g[1]), float(g[2])), lift)
+
+
+def harmonise(
+    layer: Layer, backdrop: Rgb, light: tuple[float, float, float], amount: float
+) -> Layer:
+    """The layer with :func:`harmony_for`'s correction applied."""
+    harmony = harmony_for(layer, backdrop, light, amount)
+    if harmony is None:
+        return layer
+    return Layer(harmony.apply(layer.premult, layer.alpha), layer.alpha, layer.x, layer.y)
 
 
 # --- final assembly --------------------------------------------------------------------------
