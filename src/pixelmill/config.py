@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     )
     webhook_max_attempts: int = Field(9, ge=1, description="webhook delivery attempts in all")
     webhook_timeout_seconds: float = Field(10, gt=0, description="one webhook attempt's deadline")
+    celery_queue: str = Field(
+        "pixelmill", min_length=1, description="the Redis queue name Celery tasks travel on"
+    )
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Settings:

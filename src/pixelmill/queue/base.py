@@ -43,7 +43,7 @@ def run_after_commit(session: Session, fn: Callable[[], None]) -> None:
                     # The rows are committed; the sweeper dispatches what was not sent.
                     log.exception("after-commit dispatch failed")
 
-        def _after_rollback(s: Session) -> None:
+        def _after_rollback(s: Session, _previous: object) -> None:
             s.info.pop(_PENDING, None)
 
         event.listen(session, "after_commit", _after_commit, once=True)

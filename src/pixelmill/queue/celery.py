@@ -26,7 +26,7 @@ def make_celery(settings: Settings) -> Celery:
         worker_prefetch_multiplier=1,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
-        task_default_queue="pixelmill",
+        task_default_queue=settings.celery_queue,
     )
     return app
 
@@ -80,7 +80,7 @@ def run_worker(settings: Settings, concurrency: int | None = None) -> None:
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                "pixelmill",
+                settings.celery_queue,
                 "-n",
                 f"pixelmill-{os.getpid()}@{socket.gethostname()}",
             ]

@@ -1,0 +1,128 @@
+"""The state machine and the run protocol: legal transitions only, a duplicate delivery runs a
+job once, a run that lost its claim writes nothing, and the sweeper re-dispatches a job whose
+worker died after claiming it (resumed, each scene charged once) or fails it after too many
+runs (its credits released)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from pixelmill.db.base import utcnow
+from pixelmill.db.models import Job
+from pixelmill.jobs import lifecycle, service
+from pixelmill.jobs.runner import run_job
+from pixelmill.jobs.sweeper import sweep_jobs
+from pixelmill.resources import Resources
+from tests.jobs.helpers import (
+    held_reservations,
+    ledger_consistent,
+    upload_product,
+    wait_terminal,
+)
+from tests.support import Account, balance_of, make_account
+
+
+def test_transition_table() -> None:
+    assert lifecycle.JOB_STATES == ("pending", "queued", "processing", "completed", "failed")
+    for terminal in lifecycle.TERMINAL:
+        assert lifecycle.JOB_TRANSITIONS[terminal] == frozenset()
+    with pytest.raises(lifecycle.IllegalTransition):
+        lifecycle.move_job(None, "x", ["completed"], "processing")  # type: ignore[arg-type]
+    with pytest.raises(lifecycle.IllegalTransition):
+        lifecycle.move_batch(None, "x", ["completed"], "pending")  # type: ignore[arg-type]
+
+
+def _create(client: TestClient, resources: Resources, acct: Account, n: int) -> str:
+    """A job row as the API writes it, without a queue: the test plays the worker."""
+    product = upload_product(client, acct)
+    with resources.db.transaction() as session:
+        job, _ = service.create_scene_job(
+            session,
+            resources,
+            user_id=acct.id,
+            input_key=f"products/{product['uuid']}.png",
+            count=n,
+            category="other",
+            base_url="http://testserver",
+        )
+        session.info.clear()  # drop the after-commit dispatch: nobody else runs this job
+        return job.id
+
+
+def test_duplicate_delivery_runs_once(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=10)
+    job_id = _create(client, resources, acct, 2)
+    assert run_job(resources, job_id) == "completed"
+    assert run_job(resources, job_id) is None
+    job = wait_terminal(client, acct, job_id)
+    assert job["credits_used"] == 2 and len(job["results"]) == 2
+    assert balance_of(resources, acct.id) == 8
+    assert ledger_consistent(resources, acct.id)
+
+
+def test_stale_run_cannot_write_and_sweeper_resumes(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=10)
+    job_id = _create(client, resources, acct, 3)
+    lease = 60.0
+    # A worker claims the job, delivers one scene, then dies.
+    dead = service.claim(resources.db, job_id, lease)
+    assert dead is not None and dead.token == 1
+    assert service.claim(resources.db, job_id, lease) is None
+    assert service.record_result(resources.db, dead, 0, "studio", "results/x.jpg", lease)
+    with resources.db.transaction() as session:
+        session.execute(
+            update(Job).where(Job.id == job_id).values(lease_expires_at=utcnow() - timedelta(1))
+        )
+    counts = sweep_jobs(resources)  # the inline queue runs it again
+    assert counts["requeued"] == 1
+    job = wait_terminal(client, acct, job_id)
+    assert job["status"] == "completed"
+    assert job["credits_used"] == 3 and len(job["results"]) == 3
+    assert job["results"][0]["scene"] == "studio"  # the dead run's delivery was kept
+    # The dead run wakes up: its token is stale, it can write nothing.
+    assert not service.record_result(resources.db, dead, 1, "late", "results/y.jpg", lease)
+    assert service.finish(resources, dead) is None
+    assert balance_of(resources, acct.id) == 7
+    assert held_reservations(resources, acct.id) == 0
+    assert ledger_consistent(resources, acct.id)
+
+
+def test_sweeper_fails_a_job_after_max_attempts(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=10)
+    job_id = _create(client, resources, acct, 4)
+    claim = service.claim(resources.db, job_id, 60)
+    assert claim is not None
+    assert service.record_result(resources.db, claim, 0, "studio", "results/z.jpg", 60)
+    with resources.db.transaction() as session:
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(
+                attempts=resources.settings.job_max_attempts,
+                lease_expires_at=utcnow() - timedelta(1),
+            )
+        )
+    assert sweep_jobs(resources)["failed"] == 1
+    job = wait_terminal(client, acct, job_id)
+    assert job["status"] == "failed" and "stopped" in job["error"]
+    # The one delivered scene stays charged; the other three come back.
+    assert job["credits_used"] == 1
+    assert balance_of(resources, acct.id) == 9
+    assert held_reservations(resources, acct.id) == 0
+    assert ledger_consistent(resources, acct.id)
+
+
+def test_sweeper_redispatches_a_lost_pending_job(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=10)
+    job_id = _create(client, resources, acct, 1)
+    stale = utcnow() - timedelta(seconds=resources.settings.job_lease_seconds + 1)
+    with resources.db.transaction() as session:
+        session.execute(update(Job).where(Job.id == job_id).values(updated_at=stale))
+    assert sweep_jobs(resources)["redispatched"] == 1
+    assert wait_terminal(client, acct, job_id)["status"] == "completed"
