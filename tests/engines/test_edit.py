@@ -11,8 +11,10 @@ from pydantic import ValidationError
 from skimage import data
 
 from pixelmill.engines.base import EngineError, EngineInputs
-from pixelmill.engines.edit.engine import EditEngine, EditParams
+from pixelmill.engines.edit import adjust
+from pixelmill.engines.edit.engine import EditEngine, EditParams, map_strips
 from pixelmill.engines.edit.grammar import EXAMPLES, PromptNotUnderstood, interpret
+from pixelmill.engines.scenes.compose import STRIP_PIXELS, to_float, to_uint8_rounded
 
 U8 = npt.NDArray[np.uint8]
 BoolMask = npt.NDArray[np.bool_]
@@ -263,3 +265,19 @@ def test_replace_background_through_edit() -> None:
     assert float(((hue >= 100) & (hue <= 130)).mean()) > 0.9
     assert details["steps"] == ["replace_background", "sharpen"]
     assert "procedural backdrop" in str(details["method"])
+
+
+def test_strip_processing_matches_whole_image_processing() -> None:
+    """Steps run strip by strip on large images; the strips must not show (no seams)."""
+    big: U8 = np.asarray(
+        cv2.resize(sample("astronaut"), (1200, 1000), interpolation=cv2.INTER_CUBIC), np.uint8
+    )
+    assert big.shape[0] * big.shape[1] > STRIP_PIXELS  # at least two strips
+    sigma = adjust.sharpen_sigma(1000, 1200)
+    margin = adjust.sharpen_reach(sigma, 1.0)
+    whole = to_uint8_rounded(adjust.sharpen(to_float(big), 1.0, sigma))
+    strips = map_strips(big, lambda x, _: adjust.sharpen(x, 1.0, sigma), margin=margin)
+    assert int(np.abs(whole.astype(int) - strips.astype(int)).max()) <= 1
+    whole_v = to_uint8_rounded(adjust.vignette(to_float(big), 1.0))
+    strips_v = map_strips(big, lambda x, top: adjust.vignette(x, 1.0, top, 1000))
+    assert int(np.abs(whole_v.astype(int) - strips_v.astype(int)).max()) <= 1

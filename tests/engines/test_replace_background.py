@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from pixelmill.engines.base import EngineInputs
+from pixelmill.engines.replace_background import engine as replace_engine
 from pixelmill.engines.replace_background.engine import (
     ReplaceBackgroundEngine,
     ReplaceBackgroundParams,
@@ -183,3 +184,20 @@ def test_gradient_and_gloss_requests() -> None:
 def test_prompt_is_required() -> None:
     with pytest.raises(ValidationError):
         ReplaceBackgroundParams(prompt="")
+
+
+def test_large_images_paint_a_reduced_plate_and_keep_the_subject_sharp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image, truth = bottle_photo()
+    full, _ = _run(image, "marble countertop")
+    monkeypatch.setattr(replace_engine, "WORK_PIXELS", image.shape[0] * image.shape[1] // 4)
+    reduced, _ = _run(image, "marble countertop")
+    assert reduced.shape == image.shape
+    inside = _erode(truth, 4)
+    outside = _erode(~truth, 8)
+    # The subject is composited at full resolution either way ...
+    assert float(np.abs(reduced[inside].astype(int) - full[inside].astype(int)).max()) <= 2
+    # ... and the half-size plate is the same scene, only softer.
+    assert float(np.abs(reduced[outside].astype(int) - full[outside].astype(int)).mean()) < 12
+    assert float(np.abs(reduced[outside].astype(int) - image[outside].astype(int)).mean()) > 20
