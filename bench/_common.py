@@ -87,7 +87,7 @@ def resize_to_area(img: npt.NDArray[np.uint8], megapixels: float) -> npt.NDArray
 
 def _fmt(value: object) -> str:
     if isinstance(value, float):
-        return f"{value:.4f}" if abs(value) < 10 else f"{value:.1f}"
+        return f"{value:.4f}" if abs(value) < 10 else f"{value:.2f}"
     return str(value)
 
 
