@@ -13,10 +13,11 @@ from pixelmill.engines.analyze import (
     analyze_image,
     guess_product_category,
 )
-from pixelmill.engines.analyze.analysis import assess_quality, lighting_of
+from pixelmill.engines.analyze.analysis import assess_quality, is_real_text, lighting_of
 from pixelmill.engines.analyze.colors import colour_name, dominant_colours
 from pixelmill.engines.analyze.measures import luminance
 from pixelmill.engines.base import EngineInputs, ImageArray
+from pixelmill.engines.runtime.ocr import TextLine
 
 QR_DATA = "https://pixelmill.example/p/42"
 
@@ -153,3 +154,9 @@ def test_engine_returns_no_image_and_reports_its_method() -> None:
     result = AnalyzeEngine().run(EngineInputs(photo("camera")[::2, ::2].copy()), AnalyzeParams())
     assert result.images == []
     assert "no named-object classifier" in result.details["method"]
+
+
+def test_single_character_or_unsure_ocr_is_not_text() -> None:
+    assert is_real_text(TextLine("AQUA", 0.97, []))
+    assert not is_real_text(TextLine("O", 0.95, []))  # texture read as a letter
+    assert not is_real_text(TextLine("AQUA", 0.55, []))

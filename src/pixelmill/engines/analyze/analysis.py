@@ -49,7 +49,13 @@ METHOD = (
 Box = tuple[int, int, int, int]
 
 TEXT_MIN_CONFIDENCE = 0.6
-"""OCR lines below this are left out of ``text_detected`` (RapidOCR itself keeps ≥ 0.5)."""
+"""OCR lines below this are ignored (RapidOCR itself keeps ≥ 0.5)."""
+
+
+def is_real_text(line: ocr.TextLine) -> bool:
+    """Whether an OCR line counts as text: confidence ≥ :data:`TEXT_MIN_CONFIDENCE` and at least
+    two letters or digits. Texture (fur, foliage) sometimes reads as a lone "O" or "l"."""
+    return line.confidence >= TEXT_MIN_CONFIDENCE and sum(c.isalnum() for c in line.text) >= 2
 
 
 def load() -> None:
@@ -102,7 +108,8 @@ def _detect(rgb: ImageArray) -> _Found:
         faces = people_detection.detect_faces(rgb)
         hands = people_detection.detect_hands(rgb)
         people = people_detection.detect_people(rgb)
-        return _Found(faces, hands, people, text_f.result(), mask_f.result(), qr_f.result())
+        text = [line for line in text_f.result() if is_real_text(line)]
+        return _Found(faces, hands, people, text, mask_f.result(), qr_f.result())
 
 
 # --- quality -------------------------------------------------------------------------------
@@ -545,8 +552,7 @@ def analyze_image(image: ImageArray) -> dict[str, Any]:
                 "text": line.text,
             }
         )
-        if line.confidence >= TEXT_MIN_CONFIDENCE and line.text.strip():
-            text_lines.append(line.text.strip())
+        text_lines.append(line.text.strip())
     text_area = min(1.0, text_area / (w * h))
     for data, box in found.qr:
         detections.append(

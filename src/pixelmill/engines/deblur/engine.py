@@ -2,7 +2,8 @@
 then add a light unsharp mask.
 
 The point-spread function is assumed Gaussian (defocus, soft lenses, upscaled images), with σ
-from :func:`~pixelmill.engines.deblur.estimate.estimate_blur_sigma` unless the caller gives one.
+from :func:`~pixelmill.engines.deblur.estimate.estimate_blur_sigma` (scaled by
+:data:`ESTIMATE_SAFETY`) unless the caller gives one.
 Wiener deconvolution (``skimage.restoration.wiener``, Laplacian regulariser) runs on the
 luminance only: colour is perceived at lower resolution, and deconvolving chroma mostly adds
 coloured ringing. The image is reflect-padded first, because the FFT treats it as periodic and
@@ -34,6 +35,14 @@ from pixelmill.engines.enhance import adjust
 FloatImage = npt.NDArray[np.float64]
 
 _wiener: Callable[..., npt.NDArray[Any]] = wiener
+
+ESTIMATE_SAFETY = 0.85
+"""An *estimated* σ is scaled by this before deconvolving. Overestimating the PSF is far worse
+than underestimating it: Wiener with σ 40 % too large rings and loses PSNR (−4.9 dB on a 1 MP
+upscaled cat photo blurred with σ = 2, where the estimate read 2.77), while σ 15 % too small
+only forgoes part of the gain. Over 18 cases (3 photos × 0.25/1 MP × σ 1.5/2/3) the factor 0.85
+gave the largest total gain and no loss (worst case +1.7 dB; 1.0 gave −4.9 dB, 0.9 −0.4 dB).
+A σ the caller passes is used as given."""
 
 MIN_SIGMA = 0.5
 """Below this the image is treated as sharp: deconvolution would only add ringing."""
@@ -97,7 +106,10 @@ class UnblurEngine:
         luma = ycc[..., 0]
         noise = noise_sigma(rgb)
         estimated = estimate_blur_sigma(luma.astype(np.float32), noise)
-        sigma = min(params.sigma if params.sigma is not None else estimated, MAX_SIGMA)
+        if params.sigma is not None:
+            sigma = min(params.sigma, MAX_SIGMA)
+        else:
+            sigma = min(ESTIMATE_SAFETY * estimated, MAX_SIGMA)
         balance = wiener_balance(noise)
         steps: list[str] = []
         if sigma >= MIN_SIGMA:
