@@ -47,6 +47,12 @@ def bottle_on_bricks() -> tuple[U8, BoolMask]:
     return (obj * a + bg * (1 - a) + 0.5).astype(np.uint8), m > 127
 
 
+def with_known_alpha(image: U8, truth: BoolMask) -> U8:
+    """``image`` as RGBA with the true subject mask as its alpha: the engine then uses that
+    alpha instead of running the segmentation model (and keeps it in the output)."""
+    return np.ascontiguousarray(np.dstack([image, (truth * 255).astype(np.uint8)]))
+
+
 def _erode(mask: BoolMask, px: int) -> BoolMask:
     return cv2.erode(mask.astype(np.uint8), np.ones((2 * px + 1, 2 * px + 1), np.uint8)) > 0
 
@@ -215,8 +221,10 @@ def test_remove_background_gives_rgba_matching_the_subject() -> None:
 
 def test_blur_background_keeps_the_subject_sharp() -> None:
     image, truth = bottle_on_bricks()
-    out, _ = edit(image, "blur the background")
-    assert out.shape == image.shape
+    out, details = edit(with_known_alpha(image, truth), "blur the background")
+    assert out.shape == (H, W, 4)  # an RGBA cut-out stays one
+    assert details["mask"] == "the image's alpha"
+    out = np.ascontiguousarray(out[..., :3])
 
     def detail(img: U8, where: BoolMask) -> float:
         gray = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY).astype(np.float32)
@@ -230,7 +238,8 @@ def test_blur_background_keeps_the_subject_sharp() -> None:
 
 def test_recolour_the_main_object_keeps_shading_and_background() -> None:
     image, truth = bottle_on_bricks()
-    out, details = edit(image, "make the bottle red")
+    out, details = edit(with_known_alpha(image, truth), "make the bottle red")
+    out = np.ascontiguousarray(out[..., :3])
     inside = _erode(truth, 5)
     outside = _erode(~truth, 8)
     hsv = cv2.cvtColor(out, cv2.COLOR_RGB2HSV)
@@ -248,7 +257,8 @@ def test_recolour_the_main_object_keeps_shading_and_background() -> None:
 
 def test_background_only_adjustment() -> None:
     image, truth = bottle_on_bricks()
-    out, _ = edit(image, "make the background darker")
+    out, _ = edit(with_known_alpha(image, truth), "make the background darker")
+    out = np.ascontiguousarray(out[..., :3])
     bg = _erode(~truth, 10)
     inside = _erode(truth, 6)
     assert out[bg].mean() < image[bg].mean() - 15
@@ -281,3 +291,11 @@ def test_strip_processing_matches_whole_image_processing() -> None:
     whole_v = to_uint8_rounded(adjust.vignette(to_float(big), 1.0))
     strips_v = map_strips(big, lambda x, top: adjust.vignette(x, 1.0, top, 1000))
     assert int(np.abs(whole_v.astype(int) - strips_v.astype(int)).max()) <= 1
+
+
+def test_mask_steps_need_a_subject() -> None:
+    flat = np.full((160, 160, 3), 128, np.uint8)
+    with pytest.raises(EngineError, match="no main subject"):
+        edit(flat, "remove the background")
+    out, _ = edit(flat, "make it warmer")  # no mask needed: fine on any image
+    assert out.shape == flat.shape

@@ -9,15 +9,17 @@ import numpy.typing as npt
 import pytest
 from pydantic import ValidationError
 
-from pixelmill.engines.base import EngineInputs
+from pixelmill.engines.base import EngineError, EngineInputs
 from pixelmill.engines.replace_background import engine as replace_engine
 from pixelmill.engines.replace_background.engine import (
     ReplaceBackgroundEngine,
     ReplaceBackgroundParams,
+    replace_background,
 )
 from pixelmill.engines.replace_background.prompt import TwoColourGradient, parse_backdrop_prompt
 
 U8 = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
 BoolMask = npt.NDArray[np.bool_]
 H, W = 320, 256
 
@@ -35,6 +37,16 @@ def bottle_photo(background: tuple[int, int, int] = (222, 222, 226)) -> tuple[U8
     bg = np.full((H, W, 3), background, np.float32)
     rgb = (obj * a + bg * (1 - a) + 0.5).astype(np.uint8)
     return rgb, m > 127
+
+
+def true_alpha(truth: BoolMask) -> F32:
+    """The known subject mask as a soft alpha (a 1-px anti-aliased edge)."""
+    return np.asarray(cv2.GaussianBlur(truth.astype(np.float32), (0, 0), 0.7), np.float32)
+
+
+def _compose(image: U8, truth: BoolMask, prompt: str, seed: int = 0) -> U8:
+    """The compositor alone, with the known mask (no segmentation model in the loop)."""
+    return replace_background(image, true_alpha(truth), parse_backdrop_prompt(prompt), seed)
 
 
 def _erode(mask: BoolMask, px: int) -> BoolMask:
@@ -77,7 +89,8 @@ def test_colour_prompt_paints_that_hue(
     prompt: str, colour: str, hue_range: tuple[int, int]
 ) -> None:
     image, truth = bottle_photo()
-    out, details = _run(image, prompt)
+    out = _compose(image, truth, prompt)
+    request = parse_backdrop_prompt(prompt)
     hsv = cv2.cvtColor(out, cv2.COLOR_RGB2HSV)
     outside = _erode(~truth, 10)
     hue = hsv[..., 0][outside].astype(int)
@@ -88,13 +101,13 @@ def test_colour_prompt_paints_that_hue(
         in_range |= hue >= 172  # red wraps around
     assert float(in_range.mean()) > 0.9
     assert float(np.median(sat)) > 120
-    assert details["matched_terms"] == [colour]
-    assert details["backdrop"] == f"{colour} solid colour"
+    assert request.matched_terms == [colour]
+    assert request.description == f"{colour} solid colour"
 
 
 def test_old_background_colour_does_not_fringe_the_edges() -> None:
     image, truth = bottle_photo(background=(40, 220, 60))  # a green screen
-    out, _ = _run(image, "white studio")
+    out = _compose(image, truth, "white studio")
     ring = _erode(~truth, 1) & ~_erode(~truth, 4)  # 1-4 px outside the true edge
     before = image[ring].astype(np.float32)
     after = out[ring].astype(np.float32)
@@ -106,7 +119,7 @@ def test_old_background_colour_does_not_fringe_the_edges() -> None:
 
 def test_contact_shadow_under_a_standing_subject() -> None:
     image, truth = bottle_photo()
-    out, _ = _run(image, "plain white background")
+    out = _compose(image, truth, "plain white background")
     base = int(np.nonzero(truth.any(axis=1))[0].max())
     cols = np.nonzero(truth[base - 3])[0]
     rows = slice(base + 2, base + 6)
@@ -136,13 +149,13 @@ def test_rgba_input_uses_its_own_alpha() -> None:
 
 
 def test_seed_changes_details_not_the_kind_of_backdrop() -> None:
-    image, _ = bottle_photo()
-    a, da = _run(image, "city lights", seed=1)
-    b, db = _run(image, "city lights", seed=2)
-    c, _ = _run(image, "city lights", seed=1)
+    image, truth = bottle_photo()
+    a = _compose(image, truth, "city lights", seed=1)
+    b = _compose(image, truth, "city lights", seed=2)
+    c = _compose(image, truth, "city lights", seed=1)
     assert a.tobytes() == c.tobytes()
     assert a.tobytes() != b.tobytes()
-    assert da["backdrop"] == db["backdrop"] == "city lights bokeh"
+    assert parse_backdrop_prompt("city lights").description == "city lights bokeh"
 
 
 @pytest.mark.parametrize(
@@ -190,9 +203,9 @@ def test_large_images_paint_a_reduced_plate_and_keep_the_subject_sharp(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     image, truth = bottle_photo()
-    full, _ = _run(image, "marble countertop")
+    full = _compose(image, truth, "marble countertop")
     monkeypatch.setattr(replace_engine, "WORK_PIXELS", image.shape[0] * image.shape[1] // 4)
-    reduced, _ = _run(image, "marble countertop")
+    reduced = _compose(image, truth, "marble countertop")
     assert reduced.shape == image.shape
     inside = _erode(truth, 4)
     outside = _erode(~truth, 8)
@@ -201,3 +214,8 @@ def test_large_images_paint_a_reduced_plate_and_keep_the_subject_sharp(
     # ... and the half-size plate is the same scene, only softer.
     assert float(np.abs(reduced[outside].astype(int) - full[outside].astype(int)).mean()) < 12
     assert float(np.abs(reduced[outside].astype(int) - image[outside].astype(int)).mean()) > 20
+
+
+def test_an_image_without_a_subject_is_refused() -> None:
+    with pytest.raises(EngineError, match="no subject"):
+        _run(np.full((160, 160, 3), 128, np.uint8), "beach")

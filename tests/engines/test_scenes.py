@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pytest
 from pydantic import ValidationError
 
-from pixelmill.engines.base import EngineInputs
+from pixelmill.engines.base import EngineError, EngineInputs
 from pixelmill.engines.scenes.backdrops import studio_sweep
 from pixelmill.engines.scenes.catalogue import (
     CATEGORIES,
@@ -226,3 +226,8 @@ def test_params_bounds() -> None:
     with pytest.raises(ValidationError):
         ScenesParams(num_scenes=0)
     assert ScenesParams().num_scenes == 4 and ScenesParams().size == 1024
+
+
+def test_an_image_without_a_product_is_refused() -> None:
+    with pytest.raises(EngineError, match="no product"):
+        ScenesEngine().run(EngineInputs(np.full((160, 160, 3), 128, np.uint8)), ScenesParams())

@@ -48,6 +48,8 @@ from pixelmill.engines.scenes.textures import Gray, Rgb
 from pixelmill.engines.style import apply_style
 
 DEFAULT_STRENGTH = 0.75
+MIN_SUBJECT_FRACTION = 0.003
+"""Subject masks covering less than this share of the image count as "no subject"."""
 METHOD = "rule-based prompt interpreter + classical image operations (no generative model): {ops}"
 _MASK_STEPS = {"replace_background", "remove_background", "blur_background", "recolor"}
 _STATS_PIXELS = 250_000
@@ -150,6 +152,10 @@ class EditEngine:
         elif any(s.kind in _MASK_STEPS or s.region != "image" for s in steps):
             alpha = mask_to_alpha(salient_mask(image))
             mask_source = "U²-Net-p salient-object mask"
+            if float(np.count_nonzero(alpha > 0.5)) < MIN_SUBJECT_FRACTION * alpha.size:
+                raise EngineError(
+                    "no main subject found in the image, so its background cannot be told apart"
+                )
         # An input that was already a cut-out stays one; otherwise alpha appears only when a
         # step removes the background.
         out_alpha: Gray | None = alpha if own_alpha else None
