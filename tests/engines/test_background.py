@@ -230,3 +230,23 @@ def test_engines_reject_unusable_images() -> None:
         MakeTransparentEngine().run(
             EngineInputs(np.zeros((10, 10), np.uint8)), MakeTransparentParams()
         )
+
+
+def test_cutout_edges_lose_the_old_background_colour() -> None:
+    # A flat blue object on light grey: the soft edge of a naive cut-out keeps grey in it, which
+    # shows as a light fringe on a dark background. Decontaminated edges must be closer to the
+    # truth when re-composited on black.
+    shape = _bottle_shape(SIZE, SIZE)
+    a_true = shape.astype(np.float32)[..., None] / 255.0
+    blue = np.array([30, 90, 200], np.float32)
+    rgb = (blue * a_true + 225.0 * (1 - a_true) + 0.5).astype(np.uint8)
+    rgba = (
+        BackgroundRemovalEngine().run(EngineInputs(rgb), BackgroundRemovalParams()).images[0].pixels
+    )
+    alpha = rgba[..., 3:].astype(np.float32) / 255.0
+    soft = (alpha[..., 0] > 0.05) & (alpha[..., 0] < 0.95)
+    assert soft.sum() > 100
+    truth_on_black = blue * a_true
+    cleaned = np.abs(rgba[..., :3] * alpha - truth_on_black)[soft].mean()
+    naive = np.abs(rgb * alpha - truth_on_black)[soft].mean()
+    assert cleaned < 0.6 * naive

@@ -113,7 +113,7 @@ def _edge_band_width(h: int, w: int) -> int:
     return max(2, round(max(h, w) / 500))
 
 
-def _normalised_blur(
+def normalised_blur(
     values: FloatArray, weight: FloatArray, sigma: float
 ) -> tuple[FloatArray, FloatArray]:
     """Weighted Gaussian average of ``values`` (H, W, C) where ``weight`` (H, W) is 1, plus the
@@ -174,7 +174,7 @@ def colour_key_matte(
     opaque = ~near
 
     colours = rgb.astype(np.float32)
-    fg_est, support = _normalised_blur(colours, opaque.astype(np.float32), sigma=float(r + 1))
+    fg_est, support = normalised_blur(colours, opaque.astype(np.float32), sigma=float(r + 1))
     alpha = np.where(background, 0.0, 1.0).astype(np.float32)
 
     # Unmix the band: project C - K onto F - K.
