@@ -36,6 +36,16 @@ def get_session(resources: Res) -> Iterator[Session]:
 
 DbSession = Annotated[Session, Depends(get_session, scope="function")]
 
+
+def get_read_session(resources: Res) -> Iterator[Session]:
+    """A read-only session for endpoints that only read: on SQLite it takes no write lock, so
+    reads never queue behind (or starve) writers."""
+    with resources.db.read() as session:
+        yield session
+
+
+ReadSession = Annotated[Session, Depends(get_read_session, scope="function")]
+
 _api_key_scheme = HTTPBearer(
     scheme_name="ApiKey",
     bearerFormat="pk_live_...",

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 
 from pixelmill.accounts.schemas import CreditBalance, UserInfo
-from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
 from pixelmill.api.rendering import public_base_url
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
@@ -128,7 +128,7 @@ def user_info(user: ApiKeyUser) -> UserInfo:
 
 
 @router.get("/credits", response_model=CreditBalance)
-def credits(user: ApiKeyUser, session: DbSession) -> CreditBalance:
+def credits(user: ApiKeyUser, session: ReadSession) -> CreditBalance:
     """The account's credit balance."""
     return CreditBalance(
         credits=user.credits, total_purchased=ledger.total_purchased(session, user.id)
@@ -138,7 +138,7 @@ def credits(user: ApiKeyUser, session: DbSession) -> CreditBalance:
 @router.get("/history")
 def history(
     user: ApiKeyUser,
-    session: DbSession,
+    session: ReadSession,
     resources: Res,
     request: Request,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,

@@ -36,6 +36,12 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
 
+# Sync endpoints run in AnyIO's thread pool (40 threads by default), plus the engine pool and
+# job workers: the connection pool must not be the smaller one.
+POOL_SIZE = 40
+POOL_OVERFLOW = 20
+
+
 def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -44,11 +50,14 @@ def make_engine(url: str) -> Engine:
 
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_pre_ping=True)
 
 
 class Database:

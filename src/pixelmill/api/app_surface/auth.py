@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Request
 
 from pixelmill.accounts import service as accounts
 from pixelmill.accounts.schemas import Me, RegeneratedKey, Registered, Token, UserCreate
-from pixelmill.api.deps import AnyUser, DbSession, JwtUser, Res, client_ip
+from pixelmill.api.deps import AnyUser, DbSession, JwtUser, ReadSession, Res, client_ip
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -31,7 +31,7 @@ def register(body: UserCreate, session: DbSession, resources: Res, request: Requ
 def login(
     username: Annotated[str, Form(description="the account's email")],
     password: Annotated[str, Form()],
-    session: DbSession,
+    session: ReadSession,
     resources: Res,
     request: Request,
 ) -> Token:

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from pixelmill.accounts.plans import CREDIT_PACKS, PLANS
 from pixelmill.accounts.schemas import CreditBalance
-from pixelmill.api.deps import DbSession, JwtUser, Res
+from pixelmill.api.deps import JwtUser, ReadSession, Res
 from pixelmill.credits import ledger
 from pixelmill.credits.pricing import OPERATION_PRICES
 
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api/credits", tags=["credits"])
 
 
 @router.get("/balance", response_model=CreditBalance)
-def balance(user: JwtUser, session: DbSession) -> CreditBalance:
+def balance(user: JwtUser, session: ReadSession) -> CreditBalance:
     """The account's credits and the total it ever purchased."""
     return CreditBalance(
         credits=user.credits, total_purchased=ledger.total_purchased(session, user.id)

@@ -6,14 +6,14 @@ from fastapi import APIRouter
 
 from pixelmill.accounts.plans import get_plan
 from pixelmill.accounts.schemas import Account, Me, RateLimits
-from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
 from pixelmill.credits import ledger
 
 router = APIRouter(prefix="/api/v2", tags=["v2 account"])
 
 
 @router.get("/account", response_model=Account)
-def account(user: ApiKeyUser, session: DbSession, resources: Res) -> Account:
+def account(user: ApiKeyUser, session: ReadSession, resources: Res) -> Account:
     """The account that owns the API key, its credit balance and its plan limits."""
     plan = get_plan(user.plan)
     return Account(
