@@ -318,6 +318,8 @@ def is_graphic(rgb: ImageArray) -> bool:
     over 55 % of pixels sit in perfectly flat 3×3 neighbourhoods, which camera noise and
     texture never produce."""
     small = np.asarray(resize_longest(rgb, 384), dtype=np.uint8).astype(np.int16)
+    if min(small.shape[:2]) < 3:
+        return False
     flat = np.ones(small.shape[:2], dtype=bool)
     for dy in (-1, 0, 1):
         for dx in (-1, 0, 1):
@@ -345,8 +347,8 @@ def categories_of(
     - ``graphic``: flat-colour artwork (:func:`is_graphic`);
     - ``product``: no people, a salient object covering 5–75 % of the frame on a plain
       background (luminance std outside the object < 0.08);
-    - ``landscape``: no people and no compact subject, wider than tall, and a top band at least
-      as bright as the bottom band (sky above ground);
+    - ``landscape``: no people and no compact subject, wider than tall, not flat (luminance
+      std > 0.05), and a top band at least as bright as the bottom band (sky above ground);
     - ``qr code`` when one was decoded.
     """
     h, w = luma.shape
@@ -369,7 +371,8 @@ def categories_of(
         plain = background.mean() > 0.2 and float(luma[background].std()) < 0.08
         if 0.05 <= fill <= 0.75 and plain:
             cats.append("product")
-    if not faces and not people and w > h and (subject is None or "product" not in cats):
+    scenery = float(luma.std()) > 0.05  # a blank or flat frame is not a landscape
+    if not faces and not people and w > h and scenery and "product" not in cats:
         band = max(1, h // 5)
         if float(luma[:band].mean()) >= float(luma[-band:].mean()):
             salient_share = float((found.mask > 0.5).mean())

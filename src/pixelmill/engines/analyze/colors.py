@@ -125,6 +125,17 @@ def dominant_colours(
     if pixels.shape[0] == 0:
         return []
     distinct = np.unique(np.round(pixels).astype(np.int16), axis=0).shape[0]
+    if distinct == 1 or pixels.shape[0] < 2:
+        # One colour (or one pixel): nothing to cluster, and cv2.kmeans rejects a single sample.
+        r, g, b = (
+            int(v)
+            for v in np.clip(
+                cv2.cvtColor(pixels[:1].reshape(1, 1, 3), cv2.COLOR_LAB2RGB)[0, 0] * 255.0 + 0.5,
+                0,
+                255,
+            )
+        )
+        return [PaletteColour(colour_name((r, g, b)), to_hex((r, g, b)), (r, g, b), 100.0)]
     k = max(1, min(k, distinct))
     cv2.setRNGSeed(12345)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)

@@ -8,6 +8,7 @@ measures run on a copy resized to :data:`ANALYSIS_SIDE`, noise on a native-resol
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -83,12 +84,20 @@ weights average it down), so per-channel σ ≈ :func:`noise_sigma` / this."""
 def noise_sigma(rgb: ImageArray) -> float:
     """Estimated standard deviation of white noise in the *luminance*, on the 0..255 scale
     (Donoho's wavelet MAD via ``skimage.restoration.estimate_sigma``). Clean photos read
-    0.3–1.5, visibly grainy ones 4+, and JPEG-smoothed images read low."""
+    0.3–1.5, visibly grainy ones 4+, and JPEG-smoothed images read low. Images under 16 px on
+    a side read 0."""
     h, w = rgb.shape[:2]
+    if min(h, w) < 16:
+        # The wavelet estimate needs a few detail coefficients per axis; a thumbnail this small
+        # has none worth measuring.
+        return 0.0
     ch, cw = min(h, NOISE_CROP), min(w, NOISE_CROP)
     y0, x0 = (h - ch) // 2, (w - cw) // 2
     crop = luminance(np.ascontiguousarray(rgb_of(rgb)[y0 : y0 + ch, x0 : x0 + cw]))
-    return float(_estimate_sigma(crop)) * 255.0
+    if float(crop.std()) == 0.0:
+        return 0.0  # perfectly flat: skimage would take the median of no coefficients
+    sigma = float(_estimate_sigma(crop)) * 255.0
+    return sigma if math.isfinite(sigma) else 0.0
 
 
 def gradient_sharpness(y: FloatImage) -> float:
