@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     )
     webhook_max_attempts: int = Field(9, ge=1, description="webhook delivery attempts in all")
     webhook_timeout_seconds: float = Field(10, gt=0, description="one webhook attempt's deadline")
+    analyze_products: bool = Field(
+        True,
+        description="after an upload without category or description, fill them in with the "
+        "analysis engine in the background (seconds of CPU per product)",
+    )
     celery_queue: str = Field(
         "pixelmill", min_length=1, description="the Redis queue name Celery tasks travel on"
     )

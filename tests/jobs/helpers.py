@@ -24,6 +24,8 @@ FAST = {
     "webhook_timeout_seconds": 5,
     "job_workers": 2,
     "sweep_interval_seconds": 3600,
+    # Seconds of CPU per upload; tests/library/test_analysis.py turns it on.
+    "analyze_products": False,
 }
 
 

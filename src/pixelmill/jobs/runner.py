@@ -34,6 +34,18 @@ def run_job(resources: Resources, job_id: str) -> str | None:
     if claim is None:
         return None
     try:
+        return _run_claimed(resources, claim, lease)
+    except Exception as exc:
+        # A bug, not the input's fault: end the job now (credits back) rather than let the
+        # sweeper retry something that will fail again.
+        log.exception("job %s crashed", job_id)
+        return service.finish(resources, claim, error=f"internal error ({type(exc).__name__})")
+
+
+def _run_claimed(resources: Resources, claim: service.Claim, lease: float) -> str | None:
+    settings = resources.settings
+    job_id = claim.job_id
+    try:
         ScenesEngine().load()
         image = load_image(resources, claim.input_key)
         cutout, _how = prepare_cutout(image.pixels)

@@ -6,14 +6,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pixelmill.jobs.runner import run_job
+from pixelmill.library.analysis import analyze_product
 from pixelmill.webhooks.delivery import deliver
 
 if TYPE_CHECKING:
     from pixelmill.resources import Resources
 
-TASKS: dict[str, Callable[[Resources, str], object]] = {
+TASKS: dict[str, Callable[..., object]] = {
     "jobs.run": run_job,
     "webhooks.deliver": deliver,
+    "library.analyze": analyze_product,
 }
 
 

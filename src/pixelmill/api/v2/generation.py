@@ -19,6 +19,7 @@ from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Job, User
 from pixelmill.jobs import service as jobs
 from pixelmill.library import service as library
+from pixelmill.library.analysis import schedule_analysis
 from pixelmill.library.describe import describe
 from pixelmill.library.images import save_image
 from pixelmill.operations.pipeline import ImageSource
@@ -159,6 +160,9 @@ async def generate_scenes_from_url(
         image_key=saved.key,
         width=saved.image.width,
         height=saved.image.height,
+    )
+    schedule_analysis(
+        session, resources, product.id, category_given=bool(body.category), description_given=False
     )
     payload = start_scene_job(
         session,

@@ -15,6 +15,7 @@ from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Avatar, Product
 from pixelmill.errors import AppError, NotFound
 from pixelmill.library import service
+from pixelmill.library.analysis import schedule_analysis
 from pixelmill.library.describe import describe
 from pixelmill.library.images import library_url, save_image
 from pixelmill.operations.pipeline import ImageSource
@@ -68,8 +69,9 @@ def _stem(filename: str) -> str:
 async def create_product(
     body: ProductCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
 ) -> JSONResponse:
-    """Save a product image to the library (free). Category and description are derived from
-    the image when not given. Honours ``Idempotency-Key``."""
+    """Save a product image to the library (free). When category or description are not
+    given, the response carries quick measured values (category ``other``, colours and size)
+    and the analysis engine refines them in the background. Honours ``Idempotency-Key``."""
     attempt = idempotency.begin(
         resources.db,
         user.id,
@@ -94,6 +96,13 @@ async def create_product(
         image_key=saved.key,
         width=saved.image.width,
         height=saved.image.height,
+    )
+    schedule_analysis(
+        session,
+        resources,
+        product.id,
+        category_given=bool(body.category),
+        description_given=bool(body.description),
     )
     payload = product_body(resources, public_base_url(request, resources), product)
     attempt.save(session, 201, payload)
