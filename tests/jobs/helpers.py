@@ -21,6 +21,7 @@ from tests.support import Account, wait_until
 FAST = {
     "scene_size": 256,
     "webhook_retry_base_seconds": 0.2,
+    "webhook_max_attempts": 4,
     "webhook_timeout_seconds": 5,
     "job_workers": 2,
     "sweep_interval_seconds": 3600,

@@ -150,3 +150,48 @@ def test_job_webhook_url_overrides_registered_and_reports_results(
     assert len(payload["results"]) == 2
     assert all(set(res) >= {"scene", "url"} for res in payload["results"])
     assert json.loads(registered.snapshot()[0].body)["job_id"] == r2.json()["job_id"]
+
+
+def test_job_failed_event_carries_the_error(client: TestClient, resources: Resources) -> None:
+    import numpy as np
+
+    from tests.images import encode
+
+    acct = make_account(resources, credits=10)
+    flat = base64.b64encode(encode(np.full((120, 160, 3), 90, np.uint8))).decode()
+    with webhook_receiver() as rx:
+        r = client.post(
+            "/api/v2/jobs",
+            json={"product_image": flat, "images_to_generate": 2, "webhook_url": rx.url},
+            headers=acct.key_headers,
+        )
+        job = wait_terminal(client, acct, r.json()["job_id"])
+        wait_until(lambda: rx.snapshot(), timeout=30)
+        got = rx.snapshot()
+    assert job["status"] == "failed"
+    payload = json.loads(got[0].body)
+    assert payload["event"] == "job.failed" and payload["status"] == "failed"
+    assert payload["job_id"] == job["job_id"] and payload["error"] == job["error"]
+    # No registered webhook: no secret to sign with, the other headers are there.
+    assert "webhook-signature" not in got[0].headers and got[0].headers["webhook-id"]
+
+
+def test_delivery_gives_up_after_max_attempts(client: TestClient, resources: Resources) -> None:
+    from pixelmill.webhooks.delivery import deliver, emit
+
+    acct = make_account(resources, credits=1)
+    attempts = resources.settings.webhook_max_attempts
+    with webhook_receiver(statuses=[503] * (attempts + 5)) as rx:
+        with resources.db.transaction() as session:
+            [delivery_id] = emit(
+                session, resources.queue, acct.id, "job.completed", {"job_id": "x"}, rx.url
+            )
+
+        def status() -> str | None:
+            with resources.db.read() as session:
+                row = session.get(WebhookDelivery, delivery_id)
+                return row.status if row is not None and row.status != "pending" else None
+
+        assert wait_until(status, timeout=60) == "failed"
+        assert len(rx.snapshot()) == attempts
+    assert deliver(resources, delivery_id) is None  # settled: nothing more is sent

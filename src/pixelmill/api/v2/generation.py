@@ -17,6 +17,7 @@ from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Job, User
+from pixelmill.errors import InvalidInput
 from pixelmill.jobs import service as jobs
 from pixelmill.library import service as library
 from pixelmill.library.analysis import schedule_analysis
@@ -177,3 +178,39 @@ async def generate_scenes_from_url(
     )
     attempt.save(session, 202, payload)
     return JSONResponse(payload, status_code=202)
+
+
+class AvatarPhotoCreate(BaseModel):
+    avatar_uuid: str = Field(description="a saved avatar")
+    product_uuid: str = Field(description="a saved product")
+    num_outputs: int = Field(6, ge=1, le=12, description="1 credit per image")
+    prompt: str | None = Field(None, max_length=2000)
+    webhook_url: str | None = None
+
+
+def _avatar_photo(body: AvatarPhotoCreate, user: User, resources: Resources) -> None:
+    """Product photos with an avatar need an avatar; none can be created on this server yet,
+    so the lookup answers 404 (after the product, so a wrong product id is reported first).
+    Nothing is reserved."""
+    with resources.db.read() as session:
+        library.get_product(session, user.id, body.product_uuid)
+        library.get_avatar(session, user.id, body.avatar_uuid)
+    raise InvalidInput("avatar photos are not available on this server yet")
+
+
+@router.post("/generate/product-photo", status_code=202)
+def generate_product_photo(
+    body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res
+) -> dict[str, Any]:
+    """The product worn or held by a saved avatar. Avatars cannot be created on this server
+    yet, so this answers 404 for the avatar (a 4xx, never a charge)."""
+    _avatar_photo(body, user, resources)
+    return {}
+
+
+@router.post("/generate/tryon", status_code=202)
+def generate_tryon(body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res) -> dict[str, Any]:
+    """Virtual try-on of a clothing product on a saved avatar. Avatars cannot be created on
+    this server yet, so this answers 404 for the avatar (a 4xx, never a charge)."""
+    _avatar_photo(body, user, resources)
+    return {}
