@@ -4,6 +4,7 @@ sweeper hands to another worker, finished and charged once."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ from tests.support import (
     require_service,
     wait_until,
 )
+from tests.webhooks.receiver import verify, webhook_receiver
 
 
 @pytest.fixture
@@ -73,7 +75,10 @@ def test_job_and_batch_run_on_a_celery_worker(
     assert resources.queue.name == "celery"
     acct = make_account(resources, credits=20)
     product = upload_product(client, acct)
-    with celery_workers(settings, tmp_path / "worker.log"):
+    with webhook_receiver(statuses=[500]) as rx, celery_workers(settings, tmp_path / "worker.log"):
+        secret = client.post(
+            "/api/v2/webhooks", json={"url": rx.url}, headers=acct.key_headers
+        ).json()["secret"]
         r = client.post(
             "/api/v2/generate/scenes",
             json={"product_uuid": product["uuid"], "num_scenes": 3},
@@ -92,7 +97,18 @@ def test_job_and_batch_run_on_a_celery_worker(
             headers=acct.key_headers,
         )
         batch = wait_batch(client, acct, b.json()["batch_id"], timeout=120)
+        # The worker delivers the events; the first answer is a 500, retried with a countdown.
+        wait_until(
+            lambda: any(
+                json.loads(req.body)["event"] == "batch.completed" for req in rx.snapshot()[1:]
+            ),
+            timeout=60,
+        )
+        received = rx.snapshot()
     assert batch["progress"]["completed"] == 2 and batch["credits_used"] == 4
+    assert all(verify(secret, req) for req in received)
+    events = [json.loads(req.body)["event"] for req in received]
+    assert events.count("job.completed") >= 1 and "batch.completed" in events
     assert balance_of(resources, acct.id) == 20 - 3 - 4
     assert held_reservations(resources, acct.id) == 0
     assert ledger_consistent(resources, acct.id)
