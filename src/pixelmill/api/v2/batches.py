@@ -35,7 +35,66 @@ class BatchCreate(BaseModel):
     webhook_url: str | None = None
 
 
-@router.post("/batches", status_code=202)
+class BatchCreated(BaseModel):
+    batch_id: str
+    status: str
+    total_images: int
+    images_to_generate: int
+    credits_reserved: int
+    credits_remaining: int
+    poll_url: str
+
+
+class BatchProgress(BaseModel):
+    completed: int
+    failed: int
+    pending: int
+    total: int
+
+
+class BatchImageResult(BaseModel):
+    scene: str
+    url: str
+
+
+class BatchImageStatus(BaseModel):
+    id: str | None = Field(description="the caller's id of the image")
+    job_id: str
+    status: str
+    error: str | None
+    results: list[BatchImageResult]
+
+
+class BatchStatus(BaseModel):
+    """A batch's state; ``completed`` is final (``cancelled`` tells a cancelled batch)."""
+
+    batch_id: str
+    status: str = Field(description="pending, processing or completed")
+    cancelled: bool
+    progress: BatchProgress
+    total_images: int
+    images_per_product: int
+    credits_reserved: int
+    credits_used: int
+    created_at: str | None
+    started_at: str | None
+    completed_at: str | None
+    images: list[BatchImageStatus]
+
+
+class BatchListItem(BaseModel):
+    batch_id: str
+    status: str
+    cancelled: bool
+    total_images: int
+    progress: BatchProgress
+    credits_reserved: int
+    credits_used: int
+    created_at: str | None
+    completed_at: str | None
+
+
+@router.post("/batches", status_code=202, responses={202: {"model": BatchCreated}})
 async def create_batch(
     body: BatchCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
 ) -> JSONResponse:
@@ -84,7 +143,7 @@ async def create_batch(
     return JSONResponse(payload, status_code=202)
 
 
-@router.get("/batches")
+@router.get("/batches", response_model=list[BatchListItem])
 def list_batches(
     user: ApiKeyUser,
     resources: Res,
@@ -100,7 +159,7 @@ def list_batches(
         ]
 
 
-@router.get("/batches/{batch_id}")
+@router.get("/batches/{batch_id}", response_model=BatchStatus)
 def get_batch(
     batch_id: str,
     user: ApiKeyUser,
@@ -117,7 +176,7 @@ def get_batch(
         )
 
 
-@router.post("/batches/{batch_id}/cancel")
+@router.post("/batches/{batch_id}/cancel", response_model=BatchStatus)
 def cancel_batch(
     batch_id: str, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
 ) -> dict[str, Any]:

@@ -45,6 +45,61 @@ class ScenesFromUrlCreate(BaseModel):
     webhook_url: str | None = None
 
 
+class JobProgress(BaseModel):
+    completed: int
+    failed: int
+    total: int
+
+
+class JobResultOut(BaseModel):
+    scene: str = Field(description="the scene's name")
+    url: str = Field(description="signed, expiring URL of the image")
+    created_at: str | None = None
+
+
+class JobCreated(BaseModel):
+    """The 202 body of a job create (``job_id``, ``status``, ``poll_url``,
+    ``credits_reserved``, ...)."""
+
+    job_id: str
+    status: str
+    poll_url: str
+    images_to_generate: int
+    credits_reserved: int
+    credits_remaining: int
+    product_uuid: str | None = None
+
+
+class JobStatus(BaseModel):
+    """A job's state; poll until ``status`` is ``completed`` or ``failed``."""
+
+    job_id: str
+    status: str = Field(description="pending, queued, processing, completed or failed")
+    type: str
+    images_to_generate: int
+    progress: JobProgress
+    credits_reserved: int
+    credits_used: int
+    results: list[JobResultOut]
+    error: str | None
+    product_uuid: str | None
+    batch_id: str | None
+    created_at: str | None
+    started_at: str | None
+    completed_at: str | None
+
+
+class JobListItem(BaseModel):
+    job_id: str
+    status: str
+    type: str
+    images_to_generate: int
+    credits_used: int
+    batch_id: str | None
+    created_at: str | None
+    completed_at: str | None
+
+
 def job_created(
     job: Job, remaining: int, base_url: str, extra: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -92,7 +147,7 @@ def start_scene_job(
     return job_created(job, remaining, base_url, {"product_uuid": product_id})
 
 
-@router.post("/generate/scenes", status_code=202)
+@router.post("/generate/scenes", status_code=202, responses={202: {"model": JobCreated}})
 async def generate_scenes(
     body: ScenesCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
 ) -> JSONResponse:
@@ -124,7 +179,7 @@ async def generate_scenes(
     return JSONResponse(payload, status_code=202)
 
 
-@router.post("/generate/scenes-from-url", status_code=202)
+@router.post("/generate/scenes-from-url", status_code=202, responses={202: {"model": JobCreated}})
 async def generate_scenes_from_url(
     body: ScenesFromUrlCreate,
     user: ApiKeyUser,

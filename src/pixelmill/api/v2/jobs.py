@@ -12,7 +12,13 @@ from pydantic import BaseModel, Field
 from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.generation import checked_webhook, start_scene_job
+from pixelmill.api.v2.generation import (
+    JobCreated,
+    JobListItem,
+    JobStatus,
+    checked_webhook,
+    start_scene_job,
+)
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.lifecycle import JOB_STATES
@@ -34,7 +40,7 @@ class JobCreate(BaseModel):
     webhook_url: str | None = None
 
 
-@router.post("/jobs", status_code=202)
+@router.post("/jobs", status_code=202, responses={202: {"model": JobCreated}})
 async def create_job(
     body: JobCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
 ) -> JSONResponse:
@@ -72,7 +78,7 @@ async def create_job(
     return JSONResponse(payload, status_code=202)
 
 
-@router.get("/jobs")
+@router.get("/jobs", response_model=list[JobListItem])
 def list_jobs(
     user: ApiKeyUser,
     resources: Res,
@@ -98,7 +104,7 @@ def list_jobs(
     ]
 
 
-@router.get("/jobs/{job_id}")
+@router.get("/jobs/{job_id}", response_model=JobStatus)
 def get_job(job_id: str, user: ApiKeyUser, resources: Res, request: Request) -> dict[str, Any]:
     """A job's status, progress, credits and results (fresh signed URLs)."""
     with resources.db.read() as session:

@@ -36,6 +36,28 @@ class ProductCreate(BaseModel):
     description: str | None = Field(None, max_length=5000, description="default: measured")
 
 
+class ProductOut(BaseModel):
+    """A product of the library."""
+
+    uuid: str
+    name: str
+    filename: str
+    category: str
+    description: str
+    image_url: str = Field(description="signed, expiring URL of the saved image")
+    width: int
+    height: int
+    created_at: str
+
+
+class AvatarOut(BaseModel):
+    uuid: str
+    name: str
+    gender: str
+    image_url: str
+    created_at: str
+
+
 def product_body(resources: Resources, base_url: str, product: Product) -> dict[str, Any]:
     return {
         "uuid": product.id,
@@ -65,7 +87,7 @@ def _stem(filename: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
-@router.post("/products", status_code=201)
+@router.post("/products", status_code=201, responses={201: {"model": ProductOut}})
 async def create_product(
     body: ProductCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
 ) -> JSONResponse:
@@ -109,7 +131,7 @@ async def create_product(
     return JSONResponse(payload, status_code=201)
 
 
-@router.get("/products")
+@router.get("/products", response_model=list[ProductOut])
 def list_products(
     user: ApiKeyUser, resources: Res, request: Request, category: str | None = None
 ) -> list[dict[str, Any]]:
@@ -120,7 +142,7 @@ def list_products(
     return [product_body(resources, base, p) for p in products]
 
 
-@router.get("/products/{product_uuid}")
+@router.get("/products/{product_uuid}", response_model=ProductOut)
 def get_product(
     product_uuid: str, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:
@@ -137,7 +159,7 @@ def delete_product(product_uuid: str, user: ApiKeyUser, session: DbSession) -> d
     return {"uuid": product_uuid, "deleted": True}
 
 
-@router.get("/avatars")
+@router.get("/avatars", response_model=list[AvatarOut])
 def list_avatars(user: ApiKeyUser, resources: Res, request: Request) -> list[dict[str, Any]]:
     """The account's avatars (empty until avatars can be created on this server)."""
     base = public_base_url(request, resources)
@@ -146,7 +168,7 @@ def list_avatars(user: ApiKeyUser, resources: Res, request: Request) -> list[dic
     return [avatar_body(resources, base, a) for a in avatars]
 
 
-@router.get("/avatars/{avatar_uuid}")
+@router.get("/avatars/{avatar_uuid}", response_model=AvatarOut)
 def get_avatar(
     avatar_uuid: str, user: ApiKeyUser, resources: Res, request: Request
 ) -> dict[str, Any]:

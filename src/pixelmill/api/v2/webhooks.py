@@ -27,6 +27,13 @@ class WebhookCreate(BaseModel):
     )
 
 
+class WebhookOut(BaseModel):
+    id: int
+    url: str
+    created_at: str
+    secret: str | None = Field(None, description="shown only in the create response")
+
+
 def webhook_body(endpoint: WebhookEndpoint, with_secret: bool) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": endpoint.id,
@@ -38,7 +45,7 @@ def webhook_body(endpoint: WebhookEndpoint, with_secret: bool) -> dict[str, Any]
     return body
 
 
-@router.post("/webhooks")
+@router.post("/webhooks", response_model=WebhookOut, response_model_exclude_none=True)
 async def create_webhook(
     body: WebhookCreate, user: ApiKeyUser, resources: Res, session: DbSession
 ) -> dict[str, Any]:
@@ -49,7 +56,7 @@ async def create_webhook(
     return webhook_body(endpoint, with_secret=True)
 
 
-@router.get("/webhooks")
+@router.get("/webhooks", response_model=list[WebhookOut], response_model_exclude_none=True)
 def list_webhooks(user: ApiKeyUser, resources: Res) -> list[dict[str, Any]]:
     """The account's webhooks (secrets are not shown)."""
     with resources.db.read() as session:
