@@ -61,10 +61,15 @@ def gray_world_balance(
     ``strength`` and by at most ``max_shift`` ``a*b*`` units. With fewer than 2 % such pixels the
     scene is left alone: there is nothing neutral to measure the cast on."""
     lab = to_lab(rgb)
+    return from_lab(lab) if _gray_world_lab(lab, strength, max_shift) else rgb
+
+
+def _gray_world_lab(lab: FloatImage, strength: float = 0.5, max_shift: float = 5.0) -> bool:
+    """:func:`gray_world_balance` in place on CIELAB; ``False`` when nothing was changed."""
     a, b, L = lab[..., 1], lab[..., 2], lab[..., 0]
     neutral = (np.hypot(a, b) < 20.0) & (L > 15.0) & (L < 95.0)
     if float(neutral.mean()) < 0.02:
-        return rgb
+        return False
     cast = np.array([float(a[neutral].mean()), float(b[neutral].mean())], dtype=np.float32)
     shift = strength * cast
     norm = float(np.hypot(*shift))
@@ -72,7 +77,7 @@ def gray_world_balance(
         shift *= max_shift / norm
     lab[..., 1] -= shift[0]
     lab[..., 2] -= shift[1]
-    return from_lab(lab)
+    return True
 
 
 def levels_stretch(
@@ -81,6 +86,13 @@ def levels_stretch(
     """Stretch ``L*`` so its ``low_pct``/``high_pct`` percentiles land at 1 and 99, with the
     slope capped at ``max_gain`` (a nearly flat image would otherwise have its noise blown up)."""
     lab = to_lab(rgb)
+    _levels_lab(lab, low_pct, high_pct, max_gain)
+    return from_lab(lab)
+
+
+def _levels_lab(
+    lab: FloatImage, low_pct: float = 0.5, high_pct: float = 99.5, max_gain: float = 2.5
+) -> None:
     L = lab[..., 0]
     lo, hi = np.percentile(L, [low_pct, high_pct])
     span = max(float(hi - lo), 100.0 / max_gain / 0.98)
@@ -88,7 +100,6 @@ def levels_stretch(
     # Centre the capped stretch on the midpoint of the percentiles so neither end clips hard.
     mid = 0.5 * float(lo + hi)
     lab[..., 0] = np.clip(50.0 + (L - mid) * gain, 0.0, 100.0)
-    return from_lab(lab)
 
 
 def auto_gamma(
@@ -98,10 +109,27 @@ def auto_gamma(
     log(target) / log(mean)``, clamped to ``limits``. A mid-grey mean is the exposure most
     photographs are judged "right" at; the clamp stops a night scene becoming daylight."""
     lab = to_lab(rgb)
+    _gamma_lab(lab, target, limits)
+    return from_lab(lab)
+
+
+def _gamma_lab(
+    lab: FloatImage, target: float = 0.46, limits: tuple[float, float] = (0.4, 2.5)
+) -> None:
     L = lab[..., 0] / 100.0
     mean = float(np.clip(L.mean(), 0.02, 0.98))
     gamma = float(np.clip(math.log(target) / math.log(mean), *limits))
     lab[..., 0] = np.power(np.clip(L, 0.0, 1.0), gamma) * 100.0
+
+
+def restore_tone(rgb: ImageArray) -> ImageArray:
+    """Capped gray-world balance, levels stretch and auto-gamma in one CIELAB pass: the start
+    of most enhancement variants, computed once and shared (one colour conversion each way
+    instead of three)."""
+    lab = to_lab(rgb)
+    _gray_world_lab(lab)
+    _levels_lab(lab)
+    _gamma_lab(lab)
     return from_lab(lab)
 
 

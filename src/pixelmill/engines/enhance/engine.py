@@ -25,6 +25,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import ClassVar
 
 import cv2
@@ -39,48 +40,42 @@ from pixelmill.engines.enhance.quality import QualityScore, quality_score
 from pixelmill.engines.runtime import faces as face_detection
 
 Variant = Callable[[ImageArray], ImageArray]
+Render = Callable[[], ImageArray]
 
 
-def balanced_restore(rgb: ImageArray) -> ImageArray:
-    """Capped gray-world white balance, levels stretch, auto-gamma, CLAHE (half strength) and a
-    light unsharp mask."""
-    out = adjust.gray_world_balance(rgb)
-    out = adjust.levels_stretch(out)
-    out = adjust.auto_gamma(out)
-    out = adjust.clahe_lightness(out, clip_limit=1.5, blend=0.5)
+def balanced_restore(toned: ImageArray) -> ImageArray:
+    """From :func:`~pixelmill.engines.enhance.adjust.restore_tone` (capped gray-world white
+    balance, levels stretch, auto-gamma): CLAHE at half strength and a light unsharp mask."""
+    out = adjust.clahe_lightness(toned, clip_limit=1.5, blend=0.5)
     return adjust.unsharp_mask(out, sigma=1.0, amount=0.5, threshold=1.5)
 
 
-def vivid_restore(rgb: ImageArray) -> ImageArray:
-    """Balanced with stronger CLAHE, vibrance (+35 % on dull colours) and more sharpening."""
-    out = adjust.gray_world_balance(rgb)
-    out = adjust.levels_stretch(out)
-    out = adjust.auto_gamma(out)
-    out = adjust.clahe_lightness(out, clip_limit=2.5, blend=0.8)
+def vivid_restore(toned: ImageArray) -> ImageArray:
+    """From the restored tone: stronger CLAHE, vibrance (+35 % on dull colours), more
+    sharpening."""
+    out = adjust.clahe_lightness(toned, clip_limit=2.5, blend=0.8)
     out = adjust.vibrance(out, amount=0.35)
     return adjust.unsharp_mask(out, sigma=1.0, amount=0.8, threshold=1.5)
 
 
 def exposure_fix(rgb: ImageArray) -> ImageArray:
-    """Tone only: levels stretch, shadow/highlight recovery, auto-gamma."""
+    """From the original, tone only: levels stretch, shadow/highlight recovery, auto-gamma."""
     out = adjust.levels_stretch(rgb)
     out = adjust.local_tone_map(out, shadows=0.35, highlights=0.2)
     return adjust.auto_gamma(out)
 
 
-def denoise_restore(rgb: ImageArray) -> ImageArray:
-    """Balanced without the unsharp mask, then denoising tuned to the noise measured *after*
-    the tone changes (stretching and CLAHE amplify grain, so denoising first would leave it)."""
-    out = adjust.gray_world_balance(rgb)
-    out = adjust.levels_stretch(out)
-    out = adjust.auto_gamma(out)
-    out = adjust.clahe_lightness(out, clip_limit=1.5, blend=0.5)
+def denoise_restore(toned: ImageArray) -> ImageArray:
+    """From the restored tone: half-strength CLAHE, then denoising tuned to the noise measured
+    *after* the tone changes (stretching and CLAHE amplify grain, so denoising first would
+    leave it)."""
+    out = adjust.clahe_lightness(toned, clip_limit=1.5, blend=0.5)
     return adjust.denoise(out, noise_sigma(out) / LUMA_NOISE_RATIO)
 
 
-def detail_sharpen(rgb: ImageArray) -> ImageArray:
+def detail_sharpen(toned: ImageArray) -> ImageArray:
     """Balanced plus a two-scale unsharp mask: σ = 1 for edges, σ = 4 for texture."""
-    out = balanced_restore(rgb)
+    out = balanced_restore(toned)
     out = adjust.unsharp_mask(out, sigma=1.0, amount=0.7, threshold=2.0)
     return adjust.unsharp_mask(out, sigma=4.0, amount=0.35, threshold=2.0)
 
@@ -100,10 +95,11 @@ def _face_mask(
 
 
 def make_face_enhance(boxes: list[face_detection.FaceBox]) -> Variant:
-    """Balanced, then face-local smoothing, tone lift and fine detail inside feathered ellipses."""
+    """Balanced, then face-local smoothing, tone lift and fine detail inside feathered ellipses
+    (the returned variant takes the restored tone, like the others)."""
 
-    def face_enhance(rgb: ImageArray) -> ImageArray:
-        base = balanced_restore(rgb)
+    def face_enhance(toned: ImageArray) -> ImageArray:
+        base = balanced_restore(toned)
         mask = _face_mask(base.shape[:2], boxes)
         face_w = max(f.w for f in boxes)
         # Skin smoothing: an edge-preserving blur at the scale of pores (face width / 60),
@@ -153,19 +149,22 @@ class EnhanceEngine:
                 face_detection.load()
                 self._loaded = True
 
-    def variants(self, rgb: ImageArray, face_enhance: bool = True) -> dict[str, Variant]:
-        """The variants that apply to ``rgb`` (Face Enhance only when faces are found)."""
-        chosen: dict[str, Variant] = {
-            "Balanced Restore": balanced_restore,
-            "Vivid Restore": vivid_restore,
-            "Exposure Fix": exposure_fix,
-            "Denoise": denoise_restore,
-            "Detail Sharpen": detail_sharpen,
+    def variants(self, rgb: ImageArray, face_enhance: bool = True) -> dict[str, Render]:
+        """The variants that apply to ``rgb`` (Face Enhance only when faces are found), each a
+        ready-to-run call. All but Exposure Fix start from one shared
+        :func:`~pixelmill.engines.enhance.adjust.restore_tone` result, computed here."""
+        toned = adjust.restore_tone(rgb)
+        chosen: dict[str, Render] = {
+            "Balanced Restore": partial(balanced_restore, toned),
+            "Vivid Restore": partial(vivid_restore, toned),
+            "Exposure Fix": partial(exposure_fix, rgb),
+            "Denoise": partial(denoise_restore, toned),
+            "Detail Sharpen": partial(detail_sharpen, toned),
         }
         if face_enhance:
             found = face_detection.detect_faces(rgb)
             if found:
-                chosen["Face Enhance"] = make_face_enhance(found)
+                chosen["Face Enhance"] = partial(make_face_enhance(found), toned)
         return chosen
 
     def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
@@ -174,8 +173,8 @@ class EnhanceEngine:
         rgb, alpha = adjust.split_alpha(inputs.image)
         candidates = self.variants(rgb, params.face_enhance)
 
-        def build(fn: Variant) -> tuple[ImageArray, QualityScore]:
-            out = fn(rgb)
+        def build(render: Render) -> tuple[ImageArray, QualityScore]:
+            out = render()
             return out, quality_score(out, original=rgb)
 
         # OpenCV releases the GIL in its filters, so threads give real parallelism here.
