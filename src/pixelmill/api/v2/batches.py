@@ -8,11 +8,12 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.generation import checked_webhook
+from pixelmill.api.v2.generation import checked_webhook, transact
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import batches
 from pixelmill.jobs.lifecycle import BATCH_STATES
@@ -96,7 +97,7 @@ class BatchListItem(BaseModel):
 
 @router.post("/batches", status_code=202, responses={202: {"model": BatchCreated}})
 async def create_batch(
-    body: BatchCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
+    body: BatchCreate, user: ApiKeyUser, resources: Res, request: Request
 ) -> JSONResponse:
     """Start a batch: ``len(images) * images_per_product`` credits reserved now; unused
     credits come back when the batch ends or is cancelled. Honours ``Idempotency-Key``."""
@@ -121,26 +122,30 @@ async def create_batch(
             raise InvalidInput(f"images[{img.id}]: {exc.message}") from exc
         items.append(batches.BatchItem(img.id, saved.key, library.normalise_category(img.category)))
     base = public_base_url(request, resources)
-    batch, remaining = batches.create_batch(
-        session,
-        resources,
-        user_id=user.id,
-        items=items,
-        per_item=body.images_per_product,
-        base_url=base,
-        webhook_url=webhook_url,
-    )
-    payload = {
-        "batch_id": batch.id,
-        "status": batch.status,
-        "total_images": batch.total_images,
-        "images_to_generate": batch.total_images * batch.images_per_product,
-        "credits_reserved": batch.credits_reserved,
-        "credits_remaining": remaining,
-        "poll_url": base.rstrip("/") + f"/api/v2/batches/{batch.id}",
-    }
-    attempt.save(session, 202, payload)
-    return JSONResponse(payload, status_code=202)
+
+    def create(session: Session) -> dict[str, Any]:
+        batch, remaining = batches.create_batch(
+            session,
+            resources,
+            user_id=user.id,
+            items=items,
+            per_item=body.images_per_product,
+            base_url=base,
+            webhook_url=webhook_url,
+        )
+        payload = {
+            "batch_id": batch.id,
+            "status": batch.status,
+            "total_images": batch.total_images,
+            "images_to_generate": batch.total_images * batch.images_per_product,
+            "credits_reserved": batch.credits_reserved,
+            "credits_remaining": remaining,
+            "poll_url": base.rstrip("/") + f"/api/v2/batches/{batch.id}",
+        }
+        attempt.save(session, 202, payload)
+        return payload
+
+    return JSONResponse(await transact(resources, create), status_code=202)
 
 
 @router.get("/batches", response_model=list[BatchListItem])

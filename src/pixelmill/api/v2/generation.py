@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -14,7 +15,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from pixelmill import idempotency
-from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Job, User
 from pixelmill.errors import InvalidInput
@@ -115,6 +116,22 @@ def job_created(
     }
 
 
+T = TypeVar("T")
+
+
+async def transact(resources: Resources, fn: Callable[[Session], T]) -> T:
+    """Run ``fn`` in a transaction of its own on a worker thread, committed before this
+    returns. Async endpoints never touch the database on the event loop: on SQLite a
+    ``BEGIN IMMEDIATE`` waiting there for the write lock would stall the loop, and with it the
+    request that holds the lock and needs the loop to commit."""
+
+    def run() -> T:
+        with resources.db.transaction() as session:
+            return fn(session)
+
+    return await asyncio.to_thread(run)
+
+
 async def checked_webhook(resources: Resources, url: str | None) -> str | None:
     if url:
         await asyncio.to_thread(check_webhook_url, url, resources.settings)
@@ -149,7 +166,7 @@ def start_scene_job(
 
 @router.post("/generate/scenes", status_code=202, responses={202: {"model": JobCreated}})
 async def generate_scenes(
-    body: ScenesCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
+    body: ScenesCreate, user: ApiKeyUser, resources: Res, request: Request
 ) -> JSONResponse:
     """Product photos in procedurally generated scenes for a saved product; 1 credit per scene,
     reserved now, unused credits returned when the job ends. Honours ``Idempotency-Key``."""
@@ -163,29 +180,30 @@ async def generate_scenes(
     if attempt.stored is not None:
         return JSONResponse(attempt.stored.body, status_code=attempt.stored.status_code)
     webhook_url = await checked_webhook(resources, body.webhook_url)
-    product = library.get_product(session, user.id, body.product_uuid)
-    payload = start_scene_job(
-        session,
-        resources,
-        user,
-        input_key=product.image_key,
-        count=body.num_scenes,
-        category=library.normalise_category(body.category or product.category),
-        base_url=public_base_url(request, resources),
-        product_id=product.id,
-        webhook_url=webhook_url,
-    )
-    attempt.save(session, 202, payload)
-    return JSONResponse(payload, status_code=202)
+    base_url = public_base_url(request, resources)
+
+    def create(session: Session) -> dict[str, Any]:
+        product = library.get_product(session, user.id, body.product_uuid)
+        payload = start_scene_job(
+            session,
+            resources,
+            user,
+            input_key=product.image_key,
+            count=body.num_scenes,
+            category=library.normalise_category(body.category or product.category),
+            base_url=base_url,
+            product_id=product.id,
+            webhook_url=webhook_url,
+        )
+        attempt.save(session, 202, payload)
+        return payload
+
+    return JSONResponse(await transact(resources, create), status_code=202)
 
 
 @router.post("/generate/scenes-from-url", status_code=202, responses={202: {"model": JobCreated}})
 async def generate_scenes_from_url(
-    body: ScenesFromUrlCreate,
-    user: ApiKeyUser,
-    resources: Res,
-    session: DbSession,
-    request: Request,
+    body: ScenesFromUrlCreate, user: ApiKeyUser, resources: Res, request: Request
 ) -> JSONResponse:
     """Fetch the image (SSRF-guarded), save it as a product, start a scene job; 1 credit per
     scene. Honours ``Idempotency-Key``."""
@@ -205,34 +223,44 @@ async def generate_scenes_from_url(
     )
     filename = body.image_url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "product"
     category = library.normalise_category(body.category)
-    product = library.create_product(
-        session,
-        user.id,
-        product_id=product_id,
-        name=body.name or filename.rsplit(".", 1)[0] or "product",
-        filename=filename[:255],
-        category=category,
-        description=describe(saved.image.pixels),
-        image_key=saved.key,
-        width=saved.image.width,
-        height=saved.image.height,
-    )
-    schedule_analysis(
-        session, resources, product.id, category_given=bool(body.category), description_given=False
-    )
-    payload = start_scene_job(
-        session,
-        resources,
-        user,
-        input_key=product.image_key,
-        count=body.num_scenes,
-        category=category,
-        base_url=public_base_url(request, resources),
-        product_id=product.id,
-        webhook_url=webhook_url,
-    )
-    attempt.save(session, 202, payload)
-    return JSONResponse(payload, status_code=202)
+    description = describe(saved.image.pixels)
+    base_url = public_base_url(request, resources)
+
+    def create(session: Session) -> dict[str, Any]:
+        product = library.create_product(
+            session,
+            user.id,
+            product_id=product_id,
+            name=body.name or filename.rsplit(".", 1)[0] or "product",
+            filename=filename[:255],
+            category=category,
+            description=description,
+            image_key=saved.key,
+            width=saved.image.width,
+            height=saved.image.height,
+        )
+        schedule_analysis(
+            session,
+            resources,
+            product.id,
+            category_given=bool(body.category),
+            description_given=False,
+        )
+        payload = start_scene_job(
+            session,
+            resources,
+            user,
+            input_key=product.image_key,
+            count=body.num_scenes,
+            category=category,
+            base_url=base_url,
+            product_id=product.id,
+            webhook_url=webhook_url,
+        )
+        attempt.save(session, 202, payload)
+        return payload
+
+    return JSONResponse(await transact(resources, create), status_code=202)
 
 
 class AvatarPhotoCreate(BaseModel):

@@ -8,9 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from pixelmill import idempotency
-from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.rendering import public_base_url
 from pixelmill.api.v2.generation import (
     JobCreated,
@@ -18,6 +19,7 @@ from pixelmill.api.v2.generation import (
     JobStatus,
     checked_webhook,
     start_scene_job,
+    transact,
 )
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import service as jobs
@@ -42,7 +44,7 @@ class JobCreate(BaseModel):
 
 @router.post("/jobs", status_code=202, responses={202: {"model": JobCreated}})
 async def create_job(
-    body: JobCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
+    body: JobCreate, user: ApiKeyUser, resources: Res, request: Request
 ) -> JSONResponse:
     """Start a product-photo job: the product placed in ``images_to_generate`` generated
     scenes, 1 credit each. Model (avatar) photos are not available yet: ``model_id`` and
@@ -63,19 +65,24 @@ async def create_job(
         return JSONResponse(attempt.stored.body, status_code=attempt.stored.status_code)
     webhook_url = await checked_webhook(resources, body.webhook_url)
     saved = await save_image(resources, ImageSource("base64", body.product_image), user, "inputs")
-    payload = start_scene_job(
-        session,
-        resources,
-        user,
-        input_key=saved.key,
-        count=body.images_to_generate,
-        category=library.normalise_category(body.category),
-        base_url=public_base_url(request, resources),
-        product_id=None,
-        webhook_url=webhook_url,
-    )
-    attempt.save(session, 202, payload)
-    return JSONResponse(payload, status_code=202)
+    base_url = public_base_url(request, resources)
+
+    def create(session: Session) -> dict[str, Any]:
+        payload = start_scene_job(
+            session,
+            resources,
+            user,
+            input_key=saved.key,
+            count=body.images_to_generate,
+            category=library.normalise_category(body.category),
+            base_url=base_url,
+            product_id=None,
+            webhook_url=webhook_url,
+        )
+        attempt.save(session, 202, payload)
+        return payload
+
+    return JSONResponse(await transact(resources, create), status_code=202)
 
 
 @router.get("/jobs", response_model=list[JobListItem])

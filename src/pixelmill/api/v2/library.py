@@ -8,10 +8,12 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.rendering import public_base_url
+from pixelmill.api.v2.generation import transact
 from pixelmill.db.models import Avatar, Product
 from pixelmill.errors import AppError, NotFound
 from pixelmill.library import service
@@ -89,7 +91,7 @@ def _stem(filename: str) -> str:
 
 @router.post("/products", status_code=201, responses={201: {"model": ProductOut}})
 async def create_product(
-    body: ProductCreate, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
+    body: ProductCreate, user: ApiKeyUser, resources: Res, request: Request
 ) -> JSONResponse:
     """Save a product image to the library (free). When category or description are not
     given, the response carries quick measured values (category ``other``, colours and size)
@@ -107,28 +109,34 @@ async def create_product(
     saved = await save_image(
         resources, ImageSource("base64", body.image), user, "products", product_id
     )
-    product = service.create_product(
-        session,
-        user.id,
-        product_id=product_id,
-        name=body.name or _stem(body.filename) or "product",
-        filename=body.filename,
-        category=service.normalise_category(body.category),
-        description=body.description or describe(saved.image.pixels),
-        image_key=saved.key,
-        width=saved.image.width,
-        height=saved.image.height,
-    )
-    schedule_analysis(
-        session,
-        resources,
-        product.id,
-        category_given=bool(body.category),
-        description_given=bool(body.description),
-    )
-    payload = product_body(resources, public_base_url(request, resources), product)
-    attempt.save(session, 201, payload)
-    return JSONResponse(payload, status_code=201)
+    description = body.description or describe(saved.image.pixels)
+    base_url = public_base_url(request, resources)
+
+    def create(session: Session) -> dict[str, Any]:
+        product = service.create_product(
+            session,
+            user.id,
+            product_id=product_id,
+            name=body.name or _stem(body.filename) or "product",
+            filename=body.filename,
+            category=service.normalise_category(body.category),
+            description=description,
+            image_key=saved.key,
+            width=saved.image.width,
+            height=saved.image.height,
+        )
+        schedule_analysis(
+            session,
+            resources,
+            product.id,
+            category_given=bool(body.category),
+            description_given=bool(body.description),
+        )
+        payload = product_body(resources, base_url, product)
+        attempt.save(session, 201, payload)
+        return payload
+
+    return JSONResponse(await transact(resources, create), status_code=201)
 
 
 @router.get("/products", response_model=list[ProductOut])

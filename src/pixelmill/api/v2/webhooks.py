@@ -9,8 +9,10 @@ from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.v2.generation import transact
 from pixelmill.db.models import WebhookEndpoint
 from pixelmill.webhooks import registry
 
@@ -46,14 +48,16 @@ def webhook_body(endpoint: WebhookEndpoint, with_secret: bool) -> dict[str, Any]
 
 
 @router.post("/webhooks", response_model=WebhookOut, response_model_exclude_none=True)
-async def create_webhook(
-    body: WebhookCreate, user: ApiKeyUser, resources: Res, session: DbSession
-) -> dict[str, Any]:
+async def create_webhook(body: WebhookCreate, user: ApiKeyUser, resources: Res) -> dict[str, Any]:
     """Register a URL for ``batch.completed``, ``job.completed`` and ``job.failed``. The
     response shows the signing secret; it is not shown again."""
     await asyncio.to_thread(registry.check_webhook_url, body.url, resources.settings)
-    endpoint = registry.create_endpoint(session, user.id, body.url, body.secret)
-    return webhook_body(endpoint, with_secret=True)
+
+    def create(session: Session) -> dict[str, Any]:
+        endpoint = registry.create_endpoint(session, user.id, body.url, body.secret)
+        return webhook_body(endpoint, with_secret=True)
+
+    return await transact(resources, create)
 
 
 @router.get("/webhooks", response_model=list[WebhookOut], response_model_exclude_none=True)
