@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from pixelmill.resources import Resources
 from tests.images import encode
 from tests.jobs.helpers import b64_png, get_json, held_reservations, ledger_consistent, wait_batch
-from tests.support import balance_of, make_account
+from tests.support import balance_of, make_account, wait_until
 
 
 def test_batch_of_three_by_two_completes_with_six_results(
@@ -120,6 +120,9 @@ def test_cancel_releases_exactly_the_unused_credits(
 
     again = client.post(f"/api/v2/batches/{batch_id}/cancel", headers=acct.key_headers)
     assert again.status_code == 409
+    # Every item is terminal: their uploaded inputs are gone.
+    inputs = resources.settings.data_dir / "library" / "inputs"
+    wait_until(lambda: not any(inputs.iterdir()), timeout=30)
 
 
 def test_other_accounts_batch_is_404(client: TestClient, resources: Resources) -> None:

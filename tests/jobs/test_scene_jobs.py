@@ -16,7 +16,7 @@ from tests.jobs.helpers import (
     upload_product,
     wait_terminal,
 )
-from tests.support import balance_of, make_account
+from tests.support import balance_of, make_account, wait_until
 
 
 def test_scene_job_completes_with_results_and_charges_per_scene(
@@ -106,6 +106,9 @@ def test_jobs_endpoint_creates_scene_job_and_refuses_models(
     job = wait_terminal(client, acct, r.json()["job_id"])
     assert job["status"] == "completed" and len(job["results"]) == 2
     assert balance_of(resources, acct.id) == 8
+    # The uploaded input is not a library product: it is deleted once the job is done.
+    inputs = resources.settings.data_dir / "library" / "inputs"
+    wait_until(lambda: not any(inputs.iterdir()), timeout=10)
 
 
 def test_insufficient_credits_is_402_and_creates_nothing(

@@ -126,14 +126,17 @@ def cancel_batch(session: Session, resources: Resources, user_id: int, batch_id:
         )
     ).all()
     for job_id in active:
-        lifecycle.move_job(
+        if lifecycle.move_job(
             session,
             job_id,
             [PENDING, QUEUED, PROCESSING],
             FAILED,
             error=CANCELLED_ERROR,
             lease_expires_at=None,
-        )
+        ):
+            job = session.get(Job, job_id)
+            assert job is not None
+            service.discard_input_after_commit(session, resources, job)
     session.flush()
     service.finish_batch(session, resources, batch, cancelled=True)
     session.flush()

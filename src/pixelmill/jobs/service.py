@@ -258,6 +258,14 @@ def fail_job(session: Session, resources: Resources, job_id: str, error: str) ->
     return moved
 
 
+def discard_input_after_commit(session: Session, resources: Resources, job: Job) -> None:
+    """A job's own uploaded input (not a library product) is deleted once the job is terminal
+    (after the commit: a rolled-back move keeps it for the next run)."""
+    if job.product_id is None:
+        key = job.input_key
+        run_after_commit(session, lambda: resources.library_storage.delete(key))
+
+
 def _after_terminal(session: Session, resources: Resources, job_id: str) -> None:
     """What follows a job's terminal move, in the same transaction: release its own
     reservation and emit its event, or, for a batch item, complete the batch when it was the
@@ -266,6 +274,7 @@ def _after_terminal(session: Session, resources: Resources, job_id: str) -> None
     job = session.get(Job, job_id)
     assert job is not None
     session.refresh(job)
+    discard_input_after_commit(session, resources, job)
     if job.batch_id is not None:
         complete_batch_if_done(session, resources, job.batch_id)
         return
