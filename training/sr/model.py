@@ -59,6 +59,11 @@ class SRNet(nn.Module):
         self.body = nn.ModuleList(nn.Conv2d(channels, channels, 3) for _ in range(depth))
         self.tail = nn.Conv2d(channels, scale * scale, 3)
         self.skip = nn.Conv2d(1, scale * scale, 5, bias=False)
+        # He (fan-in, ReLU) initialisation: PyTorch's default shrinks the signal about 2.4x per
+        # layer in a plain ReLU stack, which slows the start of training a lot.
+        for conv in [self.head, *self.body, self.tail]:
+            nn.init.kaiming_normal_(conv.weight, nonlinearity="relu")
+            nn.init.zeros_(conv.bias)
         with torch.no_grad():
             self.skip.weight.copy_(bicubic_phase_kernels(scale, 5))
             # Start the residual branch near zero so training begins from bicubic.

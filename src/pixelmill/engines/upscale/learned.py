@@ -1,0 +1,150 @@
+"""pixelmill-sr: our own learned super-resolution (×2, ×4; ×8 = ×4 then ×2), run with onnxruntime.
+
+The networks (trained by ``training/sr/``, described in ``models/MODEL_CARD.md``) are small
+residual CNNs on the luma channel: every convolution runs at the input resolution with *valid*
+padding, a pixel shuffle makes the output, and a linear 5×5 skip initialised to bicubic carries
+the image, so the network adds detail on top of (learned) bicubic. Chroma and alpha are upscaled
+by bicubic interpolation.
+
+Inference is tiled: the input is reflect-padded once by the network's margin (its receptive-field
+radius) and cut into tiles whose halo equals that margin, so the tiled result is *exactly* the
+untiled one while memory stays bounded by the tile size. The ONNX sessions load once per process
+(under a lock, from the installed package, never from the network) with two intra-op threads.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from pixelmill.engines.runtime.onnx import OnnxModel
+
+Scale = Literal[2, 4, 8]
+SCALES: tuple[int, ...] = (2, 4, 8)
+MODEL_FILES: dict[int, str] = {2: "pixelmill-sr-x2.onnx", 4: "pixelmill-sr-x4.onnx"}
+# Low-resolution tile side (without the halo) per network scale: about 0.25 MP of input per
+# tile for ×2 and 0.06 MP for ×4 keeps the largest buffers at a few tens of MB.
+TILE: dict[int, int] = {2: 512, 4: 256}
+# BT.601 studio-range luma weights (Y = 16 + w · RGB / 255): adding d to R, G and B adds
+# d · 219 / 255 to Y, which is how the predicted luma is put back into the bicubic colour image.
+_Y_WEIGHTS = np.array([65.481, 128.553, 24.966], dtype=np.float32) / 255.0
+_DELTA_GAIN = 255.0 * 255.0 / 219.0  # luma in 0..1 units -> RGB 0..255 units
+
+
+def model_file(scale: int) -> Traversable:
+    """The packaged ONNX file of the network for ``scale`` (2 or 4)."""
+    return files("pixelmill.engines.upscale") / "models" / MODEL_FILES[scale]
+
+
+_MODELS: dict[int, OnnxModel] = {s: OnnxModel(model_file(s)) for s in MODEL_FILES}
+
+
+def load() -> None:
+    """Create both ONNX sessions now (idempotent, thread-safe)."""
+    for model in _MODELS.values():
+        model.load()
+
+
+@cache
+def _meta(scale: int) -> dict[str, str]:
+    meta = _MODELS[scale].session.get_modelmeta().custom_metadata_map
+    return {str(k): str(v) for k, v in meta.items()}
+
+
+@cache
+def _margin(scale: int) -> int:
+    return int(json.loads(_meta(scale)["pixelmill_config"])["margin"])
+
+
+def model_info(scale: int) -> dict[str, Any]:
+    """Facts about the network(s) used for ``scale`` (2, 4 or 8), for ``details``."""
+    if scale == 8:
+        return {
+            "name": "pixelmill-sr-x4 then pixelmill-sr-x2",
+            "stages": [model_info(4), model_info(2)],
+        }
+    if scale not in MODEL_FILES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale}")
+    meta = _meta(scale)
+    cfg = json.loads(meta["pixelmill_config"])
+    return {
+        "name": meta.get("pixelmill_name", f"pixelmill-sr-x{scale}"),
+        "file": MODEL_FILES[scale],
+        "file_bytes": len(model_file(scale).read_bytes()),
+        "params": int(meta["pixelmill_params"]),
+        "macs_per_input_pixel": int(meta["pixelmill_macs_per_input_pixel"]),
+        "channels": int(cfg["channels"]),
+        "depth": int(cfg["depth"]),
+        "margin": int(cfg["margin"]),
+    }
+
+
+def _luma01(rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """BT.601 studio-range luma of uint8 RGB(A) as float32 in 0..1 units (Y / 255)."""
+    r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
+    w = _Y_WEIGHTS / 255.0
+    y = cv2.scaleAdd(r, float(w[0]), cv2.scaleAdd(g, float(w[1]), b * float(w[2])))
+    return np.asarray(y + np.float32(16.0 / 255.0), dtype=np.float32)
+
+
+def _upscale_once(img: npt.NDArray[np.uint8], scale: int) -> npt.NDArray[np.uint8]:
+    """One network pass (scale 2 or 4) over an RGB or RGBA uint8 image, tile by tile."""
+    model = _MODELS[scale]
+    m = _margin(scale)
+    tile = TILE[scale]
+    h, w, c = img.shape
+    # Bicubic colour needs 2 LR pixels of context; the network needs m. Pad once (reflect).
+    pad = max(m, 4)
+    padded = np.pad(img, ((pad, pad), (pad, pad), (0, 0)), mode="reflect")
+    y_padded = _luma01(padded)
+    out = np.empty((h * scale, w * scale, c), dtype=np.uint8)
+    for y0 in range(0, h, tile):
+        th = min(tile, h - y0)
+        for x0 in range(0, w, tile):
+            tw = min(tile, w - x0)
+            # Tile with its halo, in padded coordinates.
+            src = padded[y0 : y0 + th + 2 * pad, x0 : x0 + tw + 2 * pad]
+            y_src = y_padded[y0 : y0 + th + 2 * pad, x0 : x0 + tw + 2 * pad]
+            d = pad - m
+            y_lr = y_src[d : d + th + 2 * m, d : d + tw + 2 * m]
+            y_sr = model.run_single(np.ascontiguousarray(y_lr[None, None]))[0][0, 0]
+            # Bicubic colour for the same tile, in float (rounding once, at the end), and the
+            # bicubic luma it carries (luma is linear: the bicubic upscale of the LR luma).
+            size = (src.shape[1] * scale, src.shape[0] * scale)
+            rows = slice(pad * scale, (pad + th) * scale)
+            cols = slice(pad * scale, (pad + tw) * scale)
+            rgb_f = np.asarray(src[..., :3], dtype=np.float32)
+            up = cv2.resize(rgb_f, size, interpolation=cv2.INTER_CUBIC)[rows, cols]
+            y_up = cv2.resize(y_src, size, interpolation=cv2.INTER_CUBIC)[rows, cols]
+            # Replace the bicubic luma by the network's: add the same delta to R, G and B.
+            delta = cv2.addWeighted(np.clip(y_sr, 0.0, 1.0), _DELTA_GAIN, y_up, -_DELTA_GAIN, 0.0)
+            rgb = cv2.add(up, cv2.merge([delta, delta, delta]), dtype=cv2.CV_8U)
+            dst = out[y0 * scale : (y0 + th) * scale, x0 * scale : (x0 + tw) * scale]
+            dst[..., :3] = rgb
+            if c == 4:
+                alpha = np.ascontiguousarray(src[..., 3])
+                dst[..., 3] = cv2.resize(alpha, size, interpolation=cv2.INTER_CUBIC)[rows, cols]
+    return out
+
+
+def upscale_learned(rgb_or_rgba: npt.NDArray[np.uint8], scale: Scale) -> npt.NDArray[np.uint8]:
+    """Upscale an RGB ``(H, W, 3)`` or RGBA ``(H, W, 4)`` uint8 image by ``scale`` (2, 4 or 8)
+    with pixelmill-sr; the result is exactly ``(H * scale, W * scale, C)`` uint8. ×8 runs the
+    ×4 network, then the ×2 network. Alpha is upscaled by bicubic interpolation."""
+    img = np.asarray(rgb_or_rgba)
+    if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] not in (3, 4):
+        raise ValueError(f"expected an (H, W, 3|4) uint8 image, got {img.dtype} {img.shape}")
+    if img.shape[0] < 1 or img.shape[1] < 1:
+        raise ValueError("empty image")
+    if scale == 8:
+        return _upscale_once(_upscale_once(img, 4), 2)
+    if scale not in MODEL_FILES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale}")
+    return _upscale_once(img, scale)
