@@ -9,9 +9,10 @@ instead. PostgreSQL needs none of this: its row locks and conditional updates do
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -60,6 +61,9 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_pre_ping=True)
 
 
+T = TypeVar("T")
+
+
 class Database:
     """The live database: an engine and a session factory. Built once at startup."""
 
@@ -89,6 +93,18 @@ class Database:
             raise
         finally:
             session.close()
+
+    async def transact(self, fn: Callable[[Session], T]) -> T:
+        """Run ``fn`` in a transaction of its own on a worker thread, committed before this
+        returns. Async code never touches the database on the event loop: on SQLite a
+        ``BEGIN IMMEDIATE`` waiting there for the write lock would stall the loop, and with it
+        the request that holds the lock and needs the loop to commit."""
+
+        def run() -> T:
+            with self.transaction() as session:
+                return fn(session)
+
+        return await asyncio.to_thread(run)
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.generation import checked_webhook, transact
+from pixelmill.api.v2.generation import checked_webhook
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import batches
 from pixelmill.jobs.lifecycle import BATCH_STATES
@@ -145,7 +145,7 @@ async def create_batch(
         attempt.save(session, 202, payload)
         return payload
 
-    return JSONResponse(await transact(resources, create), status_code=202)
+    return JSONResponse(await resources.db.transact(create), status_code=202)
 
 
 @router.get("/batches", response_model=list[BatchListItem])

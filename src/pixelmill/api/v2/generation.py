@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -116,22 +115,6 @@ def job_created(
     }
 
 
-T = TypeVar("T")
-
-
-async def transact(resources: Resources, fn: Callable[[Session], T]) -> T:
-    """Run ``fn`` in a transaction of its own on a worker thread, committed before this
-    returns. Async endpoints never touch the database on the event loop: on SQLite a
-    ``BEGIN IMMEDIATE`` waiting there for the write lock would stall the loop, and with it the
-    request that holds the lock and needs the loop to commit."""
-
-    def run() -> T:
-        with resources.db.transaction() as session:
-            return fn(session)
-
-    return await asyncio.to_thread(run)
-
-
 async def checked_webhook(resources: Resources, url: str | None) -> str | None:
     if url:
         await asyncio.to_thread(check_webhook_url, url, resources.settings)
@@ -198,7 +181,7 @@ async def generate_scenes(
         attempt.save(session, 202, payload)
         return payload
 
-    return JSONResponse(await transact(resources, create), status_code=202)
+    return JSONResponse(await resources.db.transact(create), status_code=202)
 
 
 @router.post("/generate/scenes-from-url", status_code=202, responses={202: {"model": JobCreated}})
@@ -260,7 +243,7 @@ async def generate_scenes_from_url(
         attempt.save(session, 202, payload)
         return payload
 
-    return JSONResponse(await transact(resources, create), status_code=202)
+    return JSONResponse(await resources.db.transact(create), status_code=202)
 
 
 class AvatarPhotoCreate(BaseModel):

@@ -19,7 +19,6 @@ from pixelmill.api.v2.generation import (
     JobStatus,
     checked_webhook,
     start_scene_job,
-    transact,
 )
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import service as jobs
@@ -82,7 +81,7 @@ async def create_job(
         attempt.save(session, 202, payload)
         return payload
 
-    return JSONResponse(await transact(resources, create), status_code=202)
+    return JSONResponse(await resources.db.transact(create), status_code=202)
 
 
 @router.get("/jobs", response_model=list[JobListItem])

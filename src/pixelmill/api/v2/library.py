@@ -12,10 +12,9 @@ from sqlalchemy.orm import Session
 
 from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.files import signed_file
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.generation import transact
 from pixelmill.db.models import Avatar, Product
-from pixelmill.errors import AppError, NotFound
 from pixelmill.library import service
 from pixelmill.library.analysis import schedule_analysis
 from pixelmill.library.describe import describe
@@ -136,7 +135,7 @@ async def create_product(
         attempt.save(session, 201, payload)
         return payload
 
-    return JSONResponse(await transact(resources, create), status_code=201)
+    return JSONResponse(await resources.db.transact(create), status_code=201)
 
 
 @router.get("/products", response_model=list[ProductOut])
@@ -189,16 +188,4 @@ def get_avatar(
 @files_router.get("/files/library/{key:path}", response_class=Response)
 def library_file(key: str, exp: int, sig: str, resources: Res) -> Response:
     """A library image (product or avatar) behind a signed, expiring URL."""
-    problem = resources.signer.check(key, exp, sig)
-    if problem == "link expired":
-        raise AppError("This link has expired", status_code=410, code="EXPIRED")
-    if problem is not None:
-        raise NotFound("File not found")
-    obj = resources.library_storage.get(key)
-    if obj is None:
-        raise NotFound("File not found")
-    return Response(
-        obj.data,
-        media_type=obj.content_type,
-        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
-    )
+    return signed_file(resources.signer, resources.library_storage, key, exp, sig)

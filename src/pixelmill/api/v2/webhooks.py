@@ -12,7 +12,6 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
-from pixelmill.api.v2.generation import transact
 from pixelmill.db.models import WebhookEndpoint
 from pixelmill.webhooks import registry
 
@@ -57,7 +56,7 @@ async def create_webhook(body: WebhookCreate, user: ApiKeyUser, resources: Res) 
         endpoint = registry.create_endpoint(session, user.id, body.url, body.secret)
         return webhook_body(endpoint, with_secret=True)
 
-    return await transact(resources, create)
+    return await resources.db.transact(create)
 
 
 @router.get("/webhooks", response_model=list[WebhookOut], response_model_exclude_none=True)
