@@ -88,17 +88,35 @@ def test_fully_opaque_rgba_stays_opaque() -> None:
 @pytest.mark.parametrize("name", ["astronaut", "chelsea"])
 @pytest.mark.parametrize("scale", [2, 4])
 def test_balanced_and_high_beat_bicubic_on_downscaled_photos(name: str, scale: int) -> None:
+    """The standard SR protocol (issue 6): the low-resolution input is a bicubic downscale with
+    antialiasing (PIL), the degradation the learned model is trained for."""
+    from PIL import Image
+
     side = 288  # a crop (divisible by 2 and 4) small enough to keep the test fast
     hr = np.ascontiguousarray(photo(name)[:side, :side])
-    lr = resize(hr, side // scale, side // scale, cv2.INTER_AREA)
+    small = side // scale
+    lr = np.asarray(Image.fromarray(hr).resize((small, small), Image.Resampling.BICUBIC))
     bicubic = resize(lr, side, side, cv2.INTER_CUBIC)
     base = psnr_y(bicubic, hr, scale)
     balanced, _ = run(lr, scale=scale, quality="balanced")
     high, _ = run(lr, scale=scale, quality="high")
     fast, _ = run(lr, scale=scale, quality="fast")
-    assert psnr_y(balanced, hr, scale) >= base + 0.1
-    assert psnr_y(high, hr, scale) >= base + 0.1
+    # measured on these crops: +0.86 to +2.21 dB at x2, +0.29 to +1.40 dB at x4
+    assert psnr_y(balanced, hr, scale) >= base + 0.2
+    assert psnr_y(high, hr, scale) >= base + 0.2
     assert psnr_y(fast, hr, scale) >= base - 0.1
+
+
+@pytest.mark.parametrize("name", ["astronaut", "coffee", "chelsea"])
+def test_learned_level_is_not_worse_than_bicubic_on_area_downscales(name: str) -> None:
+    """On a degradation the model was not trained for (area averaging) it must still not lose
+    to bicubic by more than 0.1 dB (measured: -0.04 dB on chelsea, gains elsewhere)."""
+    side = 288
+    hr = np.ascontiguousarray(photo(name)[:side, :side])
+    lr = resize(hr, side // 2, side // 2, cv2.INTER_AREA)
+    base = psnr_y(resize(lr, side, side, cv2.INTER_CUBIC), hr, 2)
+    balanced, _ = run(lr, scale=2, quality="balanced")
+    assert psnr_y(balanced, hr, 2) >= base - 0.1
 
 
 def test_plan_passes() -> None:

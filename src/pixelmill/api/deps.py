@@ -19,7 +19,8 @@ from pixelmill.ratelimit.limiter import LimitState
 from pixelmill.resources import Resources
 
 
-def get_resources(request: Request) -> Resources:
+async def get_resources(request: Request) -> Resources:
+    # async: it never blocks, and a plain ``def`` dependency costs a thread-pool hop per request.
     resources: Resources = request.app.state.resources
     return resources
 
