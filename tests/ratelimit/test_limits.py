@@ -70,3 +70,24 @@ def test_endpoint_bucket(resources: Resources) -> None:
     except RateLimited:
         pass
     assert ok == 15  # the spec's per-endpoint rate for image-to-image
+
+
+def test_redis_storage_is_shared_between_limiters() -> None:
+    """With Redis storage, two server processes (two limiters) count against one bucket."""
+    import uuid
+
+    import pytest
+
+    from pixelmill.errors import RateLimited
+    from pixelmill.ratelimit.limiter import RateLimiter
+    from tests.support import REDIS_URL, require_service
+
+    require_service("Redis", "127.0.0.1", 6379)
+    a = RateLimiter(REDIS_URL, 3000)
+    b = RateLimiter(REDIS_URL, 3000)
+    ip = f"198.51.100.{uuid.uuid4().int % 250}-{uuid.uuid4().hex[:6]}"
+    assert a.hit_anonymous("shared", ip, per_day=3).remaining == 2
+    assert b.hit_anonymous("shared", ip, per_day=3).remaining == 1
+    assert a.hit_anonymous("shared", ip, per_day=3).remaining == 0
+    with pytest.raises(RateLimited):
+        b.hit_anonymous("shared", ip, per_day=3)
