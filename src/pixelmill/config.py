@@ -63,6 +63,11 @@ class Settings(BaseSettings):
         default_factory=lambda: max(1, os.cpu_count() or 1),
         description="size of the pool that runs engines",
     )
+    sync_threads: int = Field(
+        8,
+        ge=1,
+        description="threads for synchronous endpoints (raise it for PostgreSQL over a network)",
+    )
     job_workers: int = Field(2, ge=1, description="inline queue: concurrent jobs")
     job_lease_seconds: int = Field(
         900, ge=10, description="a job running longer than this is considered stranded"
