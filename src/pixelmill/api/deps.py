@@ -65,8 +65,13 @@ JwtCreds = Annotated[HTTPAuthorizationCredentials | None, Depends(_jwt_scheme)]
 
 
 def publish_limits(request: Request, state: LimitState) -> None:
-    """Store the rate-limit headers for the response (added by RateLimitHeadersMiddleware)."""
-    request.state.ratelimit_headers = state.headers()
+    """Store the rate-limit headers for the response (added by RateLimitHeadersMiddleware).
+    When several buckets apply to one request (plan, then an endpoint's own), the one closest
+    to exhaustion is reported."""
+    current: LimitState | None = getattr(request.state, "ratelimit", None)
+    if current is None or (state.remaining, -state.limit) < (current.remaining, -current.limit):
+        request.state.ratelimit = state
+        request.state.ratelimit_headers = state.headers()
 
 
 def _count(request: Request, resources: Resources, user: User) -> User:

@@ -50,9 +50,7 @@ async def process(
             details="Supported processing types: " + ", ".join(PROCESSING_TYPES),
         )
     state = resources.limiter.hit_endpoint(user.id, processing_type)
-    if state is not None and state.remaining < int(
-        request.state.ratelimit_headers["X-RateLimit-Remaining"]
-    ):
+    if state is not None:
         publish_limits(request, state)
 
     upload = image or file

@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from pixelmill.db.models import Product
 from pixelmill.engines.analyze.analysis import analyze_image, guess_product_category
 from pixelmill.imaging import ImageInputError
-from pixelmill.library.images import load_image
-from pixelmill.library.service import normalise_category
+from pixelmill.library.images import SavedImage, load_image
+from pixelmill.library.service import create_product, normalise_category
 from pixelmill.queue import dispatch_after_commit
 
 if TYPE_CHECKING:
@@ -93,3 +93,40 @@ def schedule_analysis(
         return False
     dispatch_after_commit(session, resources.queue, TASK, product_id, ",".join(fields))
     return True
+
+
+def add_product(
+    session: Session,
+    resources: Resources,
+    user_id: int,
+    saved: SavedImage,
+    *,
+    product_id: str,
+    name: str,
+    filename: str,
+    category: str | None,
+    description: str,
+    description_given: bool,
+) -> Product:
+    """Create a product from a saved upload and queue the analysis of whatever the caller did
+    not give (``category`` None, or a measured ``description`` standing in for one)."""
+    product = create_product(
+        session,
+        user_id,
+        product_id=product_id,
+        name=name,
+        filename=filename,
+        category=normalise_category(category),
+        description=description,
+        image_key=saved.key,
+        width=saved.image.width,
+        height=saved.image.height,
+    )
+    schedule_analysis(
+        session,
+        resources,
+        product.id,
+        category_given=bool(category),
+        description_given=description_given,
+    )
+    return product

@@ -236,7 +236,7 @@ class Pipeline:
             )
             fmt = self._output_format(op, decoded, result, output_format)
             stored, primary_bytes = await self._store(result, fmt, quality, base_url)
-            details = dict(result.details)
+            details = _json_safe(result.details)
             elapsed = time.perf_counter() - started
             remaining = None
             if user is not None:
@@ -363,7 +363,7 @@ class Pipeline:
                     input_height=decoded.height,
                     result_key=primary.key if primary else None,
                     result_format=primary.format if primary else None,
-                    details=_json_safe(details),
+                    details=details,
                 )
             )
             return ledger.balance(session, user_id)

@@ -20,7 +20,7 @@ from pixelmill.db.models import Job, User
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import service as jobs
 from pixelmill.library import service as library
-from pixelmill.library.analysis import schedule_analysis
+from pixelmill.library.analysis import add_product
 from pixelmill.library.describe import describe
 from pixelmill.library.images import save_image
 from pixelmill.operations.pipeline import ImageSource
@@ -205,28 +205,21 @@ async def generate_scenes_from_url(
         resources, ImageSource("url", body.image_url), user, "products", product_id
     )
     filename = body.image_url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "product"
-    category = library.normalise_category(body.category)
-    description = describe(saved.image.pixels)
+    # CPU work: off the event loop.
+    description = await asyncio.to_thread(describe, saved.image.pixels)
     base_url = public_base_url(request, resources)
 
     def create(session: Session) -> dict[str, Any]:
-        product = library.create_product(
+        product = add_product(
             session,
+            resources,
             user.id,
+            saved,
             product_id=product_id,
             name=body.name or filename.rsplit(".", 1)[0] or "product",
             filename=filename[:255],
-            category=category,
+            category=body.category,
             description=description,
-            image_key=saved.key,
-            width=saved.image.width,
-            height=saved.image.height,
-        )
-        schedule_analysis(
-            session,
-            resources,
-            product.id,
-            category_given=bool(body.category),
             description_given=False,
         )
         payload = start_scene_job(
@@ -235,7 +228,7 @@ async def generate_scenes_from_url(
             user,
             input_key=product.image_key,
             count=body.num_scenes,
-            category=category,
+            category=product.category,
             base_url=base_url,
             product_id=product.id,
             webhook_url=webhook_url,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -16,7 +17,7 @@ from pixelmill.api.files import signed_file
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Avatar, Product
 from pixelmill.library import service
-from pixelmill.library.analysis import schedule_analysis
+from pixelmill.library.analysis import add_product
 from pixelmill.library.describe import describe
 from pixelmill.library.images import library_url, save_image
 from pixelmill.operations.pipeline import ImageSource
@@ -108,27 +109,23 @@ async def create_product(
     saved = await save_image(
         resources, ImageSource("base64", body.image), user, "products", product_id
     )
-    description = body.description or describe(saved.image.pixels)
+    # CPU work: off the event loop.
+    description: str = body.description or ""
+    if not description:
+        description = await asyncio.to_thread(describe, saved.image.pixels)
     base_url = public_base_url(request, resources)
 
     def create(session: Session) -> dict[str, Any]:
-        product = service.create_product(
+        product = add_product(
             session,
+            resources,
             user.id,
+            saved,
             product_id=product_id,
             name=body.name or _stem(body.filename) or "product",
             filename=body.filename,
-            category=service.normalise_category(body.category),
+            category=body.category,
             description=description,
-            image_key=saved.key,
-            width=saved.image.width,
-            height=saved.image.height,
-        )
-        schedule_analysis(
-            session,
-            resources,
-            product.id,
-            category_given=bool(body.category),
             description_given=bool(body.description),
         )
         payload = product_body(resources, base_url, product)
