@@ -42,8 +42,11 @@ def main() -> None:
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    net = SRNet(cfg["scale"], cfg["channels"], cfg["depth"], cfg["head_kernel"])
+    net = SRNet(
+        cfg["scale"], cfg["channels"], cfg["depth"], cfg["head_kernel"], ck.get("rep", False)
+    )
     net.load_state_dict(ck["model"])
+    net = net.plain()
     meta = {
         "pixelmill_name": f"pixelmill-sr-x{cfg['scale']}",
         "pixelmill_step": str(ck.get("step", "")),

@@ -46,22 +46,95 @@ def bicubic_phase_kernels(scale: int, size: int = 5) -> torch.Tensor:
     return kernels
 
 
+class RepConv3x3(nn.Module):
+    """A *valid* 3x3 convolution C -> C trained as several parallel branches that fold into one
+    plain 3x3 convolution for inference (structural re-parameterisation, as in RepVGG and
+    ECBSR): the plain 3x3, a 1x1 expansion followed by a 3x3, 1x1 convolutions followed by fixed
+    Sobel-x / Sobel-y / Laplacian filters with learned per-channel scales, and the identity
+    (the centre of the input). Every branch is linear, so their sum is one 3x3 convolution;
+    the extra branches change how training moves through weight space, not what the deployed
+    network computes or costs. ``fused()`` returns that convolution's weight and bias.
+
+    The extra branches start at zero, so a block initialised from a plain convolution computes
+    exactly what that convolution did."""
+
+    def __init__(self, channels: int, expand: int = 2) -> None:
+        super().__init__()
+        c, e = channels, channels * expand
+        self.conv = nn.Conv2d(c, c, 3)
+        self.exp1 = nn.Conv2d(c, e, 1)
+        self.exp3 = nn.Conv2d(e, c, 3)
+        nn.init.zeros_(self.exp3.weight)
+        nn.init.zeros_(self.exp3.bias)
+        sobel_x = torch.tensor([[1.0, 0.0, -1.0], [2.0, 0.0, -2.0], [1.0, 0.0, -1.0]])
+        laplace = torch.tensor([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]])
+        self.register_buffer("masks", torch.stack([sobel_x, sobel_x.T, laplace]))
+        self.edge1 = nn.ModuleList(nn.Conv2d(c, c, 1) for _ in range(3))
+        self.edge_scale = nn.Parameter(torch.zeros(3, c))
+        self.edge_bias = nn.Parameter(torch.zeros(3, c))
+        self.identity = nn.Parameter(torch.zeros(c))
+        self.channels = c
+
+    def fused(self) -> tuple[torch.Tensor, torch.Tensor]:
+        c = self.channels
+        w = self.conv.weight.clone()
+        b = self.conv.bias.clone()
+        # 1x1 (C -> E) then 3x3 (E -> C): W[o, i] = sum_e W3[o, e] * W1[e, i]; the 1x1 bias
+        # passes through every tap of the 3x3 (valid padding: no zeros enter).
+        w1 = self.exp1.weight[:, :, 0, 0]
+        w = w + torch.einsum("oekl,ei->oikl", self.exp3.weight, w1)
+        b = b + self.exp3.bias + torch.einsum("oekl,e->o", self.exp3.weight, self.exp1.bias)
+        masks: torch.Tensor = self.masks  # type: ignore[assignment]
+        for k, conv1 in enumerate(self.edge1):
+            # 1x1 (C -> C), then the fixed mask per channel times a learned scale, plus a bias.
+            m = masks[k]
+            s = self.edge_scale[k]
+            w = w + (s[:, None] * conv1.weight[:, :, 0, 0])[:, :, None, None] * m
+            b = b + s * conv1.bias * m.sum() + self.edge_bias[k]
+        w = w.clone()
+        idx = torch.arange(c)
+        w[idx, idx, 1, 1] = w[idx, idx, 1, 1] + self.identity
+        return w, b
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training:
+            w, b = self.fused()
+            return functional.conv2d(x, w, b)
+        masks: torch.Tensor = self.masks  # type: ignore[assignment]
+        c = self.channels
+        y = self.conv(x) + self.exp3(self.exp1(x))
+        for k, conv1 in enumerate(self.edge1):
+            t = conv1(x)
+            kern = (self.edge_scale[k][:, None, None] * masks[k]).unsqueeze(1)
+            y = y + functional.conv2d(t, kern, self.edge_bias[k], groups=c)
+        return y + self.identity[None, :, None, None] * x[:, :, 1:-1, 1:-1]
+
+
 class SRNet(nn.Module):
     def __init__(
-        self, scale: int, channels: int = 16, depth: int = 4, head_kernel: int = 5
+        self,
+        scale: int,
+        channels: int = 16,
+        depth: int = 4,
+        head_kernel: int = 5,
+        rep: bool = False,
     ) -> None:
         super().__init__()
         self.scale = scale
         self.channels = channels
         self.depth = depth
         self.head_kernel = head_kernel
+        self.rep = rep
         self.head = nn.Conv2d(1, channels, head_kernel)
-        self.body = nn.ModuleList(nn.Conv2d(channels, channels, 3) for _ in range(depth))
+        self.body = nn.ModuleList(
+            RepConv3x3(channels) if rep else nn.Conv2d(channels, channels, 3) for _ in range(depth)
+        )
         self.tail = nn.Conv2d(channels, scale * scale, 3)
         self.skip = nn.Conv2d(1, scale * scale, 5, bias=False)
         # He (fan-in, ReLU) initialisation: PyTorch's default shrinks the signal about 2.4x per
         # layer in a plain ReLU stack, which slows the start of training a lot.
-        for conv in [self.head, *self.body, self.tail]:
+        plain = [b.conv if isinstance(b, RepConv3x3) else b for b in self.body]
+        for conv in [self.head, *plain, self.tail]:
             nn.init.kaiming_normal_(conv.weight, nonlinearity="relu")
             nn.init.zeros_(conv.bias)
         with torch.no_grad():
@@ -82,6 +155,50 @@ class SRNet(nn.Module):
         xc = x[:, :, c : x.shape[2] - c, c : x.shape[3] - c] if c > 0 else x
         y = r + self.skip(xc)
         return functional.pixel_shuffle(y, self.scale)
+
+    def plain(self) -> SRNet:
+        """The deployable network: every re-parameterised block folded into a plain 3x3."""
+        net = SRNet(self.scale, self.channels, self.depth, self.head_kernel, rep=False)
+        state = {k: v for k, v in self.state_dict().items() if not k.startswith("body.")}
+        with torch.no_grad():
+            for i, block in enumerate(self.body):
+                if isinstance(block, RepConv3x3):
+                    w, b = block.fused()
+                else:
+                    w, b = block.weight, block.bias
+                state[f"body.{i}.weight"] = w.detach().clone()
+                state[f"body.{i}.bias"] = b.detach().clone()
+        net.load_state_dict(state)
+        return net.eval()
+
+    def load_plain(self, state: dict[str, torch.Tensor]) -> None:
+        """Load a plain network's weights (a ``plain()`` state or an exported ONNX model's
+        initialisers); re-parameterised blocks put them in their 3x3 branch, others at zero."""
+        mapped = {}
+        for k, v in state.items():
+            if self.rep and k.startswith("body."):
+                i, leaf = k.split(".")[1:]
+                mapped[f"body.{i}.conv.{leaf}"] = v
+            else:
+                mapped[k] = v
+        missing, unexpected = self.load_state_dict(mapped, strict=False)
+        assert not unexpected, unexpected
+        # Body layers the source network did not have (a deeper network continuing from a
+        # shallower one) start as the identity: their input is the output of a ReLU, so a
+        # centre-tap identity followed by ReLU passes it on unchanged, and the deeper network
+        # computes exactly what the source did before training moves it.
+        new_layers = sorted({int(k.split(".")[1]) for k in missing if k.startswith("body.")})
+        with torch.no_grad():
+            for i in new_layers:
+                block = self.body[i]
+                conv = block.conv if isinstance(block, RepConv3x3) else block
+                assert isinstance(conv, nn.Conv2d)
+                conv.weight.zero_()
+                conv.bias.zero_()
+                idx = torch.arange(self.channels)
+                conv.weight[idx, idx, 1, 1] = 1.0
+        rest = [k for k in missing if not k.startswith("body.")]
+        assert not rest, rest
 
     def macs_per_input_pixel(self) -> int:
         c, s = self.channels, self.scale

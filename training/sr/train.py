@@ -78,6 +78,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--init", type=Path, default=None, help="checkpoint to copy head/body from")
+    ap.add_argument(
+        "--init-onnx",
+        type=Path,
+        default=None,
+        help="continue from an exported model: every weight from this ONNX file",
+    )
+    ap.add_argument(
+        "--rep",
+        action="store_true",
+        help="train the body as re-parameterisable multi-branch blocks (folded at export)",
+    )
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -93,7 +104,14 @@ def main() -> None:
     n_tr, n_va = len(train_pairs), len(val_pairs)
     print(f"loaded {n_tr} train / {n_va} val images in {time.time() - t0:.1f}s", flush=True)
 
-    net = SRNet(args.scale, args.channels, args.depth, args.head_kernel)
+    net = SRNet(args.scale, args.channels, args.depth, args.head_kernel, rep=args.rep)
+    if args.init_onnx is not None:
+        import onnx
+        from onnx import numpy_helper
+
+        inits = onnx.load(str(args.init_onnx)).graph.initializer
+        net.load_plain({i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in inits})
+        print(f"continuing from {args.init_onnx}", flush=True)
     if args.init is not None:
         ck = torch.load(args.init, map_location="cpu", weights_only=False)
         state = {k: v for k, v in ck["model"].items() if k.startswith(("head.", "body."))}
@@ -153,6 +171,7 @@ def main() -> None:
             ck = {
                 "model": net.state_dict(),
                 "config": net.config(),
+                "rep": args.rep,
                 "step": step,
                 "args": {k: str(v) for k, v in vars(args).items()},
                 "val": ev,
@@ -166,6 +185,7 @@ def main() -> None:
     ck = {
         "model": net.state_dict(),
         "config": net.config(),
+        "rep": args.rep,
         "step": step,
         "args": {k: str(v) for k, v in vars(args).items()},
         "val": ev,
