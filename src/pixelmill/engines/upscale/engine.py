@@ -65,15 +65,15 @@ HIGH = UpscaleMethod(
 )
 
 LEARNED = UpscaleMethod(
-    name="pixelmill-sr (learned residual CNN on luma, ×2: 12.7k params, ×4: 30.5k params; "
+    name="pixelmill-sr (our learned residual CNN on luma, one network for ×2 and one for ×4; "
     "×8 = ×4 then ×2) + bicubic chroma",
     upscale=lambda rgb, f: learned.upscale_learned(rgb, 4 if f == 4 else 2),
     factors=(2, 4),
     load=learned.load,
 )
-"""Our own network (``learned.py``, ``models/MODEL_CARD.md``): on unseen photos about +2 dB
-PSNR-Y over bicubic at ×2 and +1.1 dB at ×4, where the back-projection methods give about
-+1 dB, at a third of the time of ``BALANCED``."""
+"""Our own networks (``learned.py``; sizes and figures in ``models/MODEL_CARD.md``): on 17
+unseen photos +2.1 dB PSNR-Y over bicubic at ×2 and +1.3 dB at ×4, where the back-projection
+methods give about +1 dB at ×2, in a fifth of ``HIGH``'s time at ×2."""
 
 METHODS: dict[Quality, UpscaleMethod] = {"fast": FAST, "balanced": LEARNED, "high": LEARNED}
 """Quality level -> method. The single place to change what a quality level runs."""
