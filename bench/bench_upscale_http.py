@@ -27,10 +27,9 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from _common import print_table, resize_to_area
-from bench_jobs import make_key
-from bench_sr import photo
+from bench_jobs import make_key, make_settings
+from bench_sr import photo, timings
 from pixelmill.app import create_app
-from pixelmill.config import Settings
 from pixelmill.db.migrate import upgrade
 from pixelmill.engines.upscale.learned import load, upscale_learned
 from pixelmill.resources import build_resources
@@ -48,29 +47,22 @@ def main() -> None:
     parser.add_argument("--scales", default="2,4")
     args = parser.parse_args()
     img = resize_to_area(photo("coffee"), 1.0)
-    mp = img.shape[0] * img.shape[1] / 1e6
+    mp: float = img.shape[0] * img.shape[1] / 1e6
+
+    def per_mp(seconds: float) -> float:
+        return seconds * 1000 / mp
+
     load()
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="bench-upscale-") as tmp:
-        settings = Settings(
-            env="testing",
-            secret_key="bench-" + "x" * 40,
-            database_url=f"sqlite:///{Path(tmp) / 'bench.db'}",
-            data_dir=Path(tmp) / "data",
-            analyze_products=False,
-        )
+        settings = make_settings(Path(tmp), "inline", size=1024)
         upgrade(settings.resolved_database_url)
         resources = build_resources(settings)
-        key = make_key(resources, 1000)
-        headers = {"Authorization": f"Bearer {key}"}
+        headers = {"Authorization": f"Bearer {make_key(resources, 1000)}"}
         try:
             with TestClient(create_app(settings, resources)) as client:
                 for scale in (int(s) for s in args.scales.split(",")):
-                    engine: list[float] = []
-                    for _ in range(args.repeat):
-                        t = time.perf_counter()
-                        upscale_learned(img, scale)  # type: ignore[arg-type]
-                        engine.append(time.perf_counter() - t)
+                    engine, _, _ = timings(lambda s=scale: upscale_learned(img, s), args.repeat)  # type: ignore[misc]
                     for fmt in ("JPEG", "PNG"):
                         body = {"image_base64": encoded(img, fmt), "scale": scale}
                         client.post("/api/v2/upscale", json=body, headers=headers)  # warm-up
@@ -81,21 +73,17 @@ def main() -> None:
                             r = client.post("/api/v2/upscale", json=body, headers=headers)
                             wall.append(time.perf_counter() - t)
                             r.raise_for_status()
-                            server.append(float(r.json()["processing_time"]))
-                            method = r.json()["details"].get("method", "")
+                            result = r.json()
+                            server.append(float(result["processing_time"]))
                         rows.append(
                             {
                                 "scale": f"x{scale}",
                                 "input/output": fmt,
-                                "method": method,
-                                "request ms/MP (median)": statistics.median(wall) * 1000 / mp,
-                                "request ms/MP (min)": min(wall) * 1000 / mp,
-                                "processing_time ms/MP (median)": statistics.median(server)
-                                * 1000
-                                / mp,
-                                "engine alone ms/MP (median)": statistics.median(engine)
-                                * 1000
-                                / mp,
+                                "method": result["details"].get("method", ""),
+                                "request ms/MP (median)": per_mp(statistics.median(wall)),
+                                "request ms/MP (min)": per_mp(min(wall)),
+                                "processing_time ms/MP (median)": per_mp(statistics.median(server)),
+                                "engine alone ms/MP (median)": per_mp(engine),
                             }
                         )
         finally:
