@@ -17,12 +17,17 @@ same way (``_common.psnr_y``).
 Speed: milliseconds per *input* megapixel of ``upscale_learned`` (the whole call: colour
 conversion, tiles, onnxruntime with 2 intra-op threads, bicubic chroma) on a 1 MP input, median
 and minimum of several runs (the machine is shared, so the minimum is the least disturbed run).
+
+Memory: peak RSS growth of one call over the loaded models, each case in a fresh process, at
+1 and 4 MP (x2), 1 MP (x4) and 0.25 MP (x8): tiles keep it to a constant plus the output.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import multiprocessing
+import resource
 import statistics
 import sys
 import time
@@ -200,6 +205,35 @@ def speed(repeat: int) -> None:
         print(f"x{s}: {model_info(s)}")
 
 
+def _peak_growth(megapixels: float, scale: int) -> tuple[str, float, float]:
+    """In a fresh process: (input size, peak RSS growth in MiB over the loaded models, output
+    MiB) for one ``upscale_learned`` call on coffee resized to ``megapixels``."""
+    img = resize_to_area(photo("coffee"), megapixels)
+    load()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = upscale_learned(img, scale)  # type: ignore[arg-type]
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return f"{img.shape[1]}x{img.shape[0]}", (after - before) / 1024, out.nbytes / 2**20
+
+
+def memory() -> None:
+    """Peak memory per call, each case in its own process (peak RSS only ever grows)."""
+    rows: list[dict[str, object]] = []
+    ctx = multiprocessing.get_context("spawn")
+    for mp, scale in ((1.0, 2), (4.0, 2), (1.0, 4), (0.25, 8)):
+        with ctx.Pool(1) as pool:
+            size, growth, out_mib = pool.apply(_peak_growth, (mp, scale))
+        rows.append(
+            {
+                "scale": f"x{scale}",
+                "input": size,
+                "peak RSS growth MiB": growth,
+                "output array MiB": out_mib,
+            }
+        )
+    print_table(rows, "Memory: peak RSS growth of one call over the loaded models (Linux)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "sr-train")
@@ -207,12 +241,15 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="x2 and x4 only, 3 timing runs")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-quality", action="store_true")
+    ap.add_argument("--no-memory", action="store_true")
     args = ap.parse_args()
     scales = (2, 4) if args.quick else (2, 4, 8)
     if not args.no_quality:
         quality(image_sets(args.data), scales)
     if not args.no_speed:
         speed(3 if args.quick else args.repeat)
+    if not args.no_memory:
+        memory()
 
 
 if __name__ == "__main__":
