@@ -21,8 +21,8 @@ from pixelmill.engines.background.engine import (
     MakeTransparentEngine,
     MakeTransparentParams,
 )
-from pixelmill.engines.background.segment import coarse_mask, salient_mask
 from pixelmill.engines.base import Engine, EngineInputs, ImageArray
+from pixelmill.engines.runtime.segmentation import coarse_mask, salient_mask
 
 SIZE = 512
 

@@ -19,10 +19,10 @@ import numpy.typing as npt
 from skimage import data as skdata
 
 from _common import ms_per_mp, print_table, psnr, resize_to_area, time_call
-from pixelmill.engines.analyze.measures import colourfulness
 from pixelmill.engines.base import EngineInputs
 from pixelmill.engines.colorize import ColorizeEngine, ColorizeParams
-from pixelmill.engines.enhance.adjust import from_lab, to_lab
+from pixelmill.engines.runtime.colour import from_lab, to_lab
+from pixelmill.engines.runtime.measures import colourfulness
 
 Image = npt.NDArray[np.uint8]
 OTHER = {"astronaut": "coffee", "coffee": "chelsea", "chelsea": "coffee"}

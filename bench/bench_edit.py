@@ -24,9 +24,9 @@ import numpy.typing as npt
 from skimage import data
 
 from _common import ms_per_mp, print_table, resize_to_area, time_call
-from pixelmill.engines.background.segment import salient_mask
 from pixelmill.engines.base import EngineInputs
-from pixelmill.engines.edit.engine import EditEngine, EditParams
+from pixelmill.engines.edit import EditEngine, EditParams
+from pixelmill.engines.runtime.segmentation import salient_mask
 
 PROMPTS = (
     "make it warmer",

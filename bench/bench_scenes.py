@@ -25,12 +25,9 @@ import numpy.typing as npt
 from skimage import data
 
 from _common import ms_per_mp, print_table, resize_to_area, time_call
-from pixelmill.engines.background.engine import mask_to_alpha
-from pixelmill.engines.background.segment import U2NETP, salient_mask
-from pixelmill.engines.replace_background.engine import replace_background
-from pixelmill.engines.replace_background.prompt import parse_backdrop_prompt
-from pixelmill.engines.scenes.catalogue import SCENES, render_scene
-from pixelmill.engines.scenes.engine import prepare_cutout
+from pixelmill.engines.replace_background import parse_backdrop_prompt, replace_background
+from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
+from pixelmill.engines.scenes import SCENES, prepare_cutout, render_scene
 
 U8 = npt.NDArray[np.uint8]
 

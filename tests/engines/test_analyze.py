@@ -15,8 +15,8 @@ from pixelmill.engines.analyze import (
 )
 from pixelmill.engines.analyze.analysis import assess_quality, is_real_text, lighting_of
 from pixelmill.engines.analyze.colors import colour_name, dominant_colours
-from pixelmill.engines.analyze.measures import luminance
 from pixelmill.engines.base import EngineInputs, ImageArray
+from pixelmill.engines.runtime.measures import luminance
 from pixelmill.engines.runtime.ocr import TextLine
 
 QR_DATA = "https://pixelmill.example/p/42"

@@ -18,8 +18,8 @@ from pixelmill.engines.background.engine import (
     MakeTransparentEngine,
     MakeTransparentParams,
 )
-from pixelmill.engines.background.segment import main_object_box, salient_mask
 from pixelmill.engines.base import EngineError, EngineInputs
+from pixelmill.engines.runtime.segmentation import main_object_box, salient_mask
 
 SIZE = 320
 Background = Literal["plain", "gradient", "textured"]

@@ -7,10 +7,10 @@ import pytest
 from pydantic import ValidationError
 from skimage import data
 
-from pixelmill.engines.analyze.measures import colourfulness
 from pixelmill.engines.base import EngineError, EngineInputs, ImageArray
 from pixelmill.engines.colorize import ColorizeEngine, ColorizeParams
-from pixelmill.engines.enhance.adjust import from_lab, to_lab
+from pixelmill.engines.runtime.colour import from_lab, to_lab
+from pixelmill.engines.runtime.measures import colourfulness
 
 ENGINE = ColorizeEngine()
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from skimage import data
 
-from pixelmill.engines.analyze.measures import luminance
 from pixelmill.engines.base import EngineInputs, ImageArray
 from pixelmill.engines.deblur import UnblurEngine, UnblurParams, estimate_blur_sigma
+from pixelmill.engines.runtime.measures import luminance
 
 ENGINE = UnblurEngine()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from skimage import data
 
-from pixelmill.engines.analyze.measures import luminance, noise_sigma
 from pixelmill.engines.base import EngineInputs, ImageArray
 from pixelmill.engines.enhance import EnhanceEngine, EnhanceParams
 from pixelmill.engines.enhance.quality import quality_score
+from pixelmill.engines.runtime.measures import luminance, noise_sigma
 
 
 def photo(name: str) -> ImageArray:

@@ -1,8 +1,10 @@
-"""Tests for the shared engine runtime: lazy ONNX sessions and the process-wide OCR instance."""
+"""Tests for the shared engine runtime: the lazy loader, lazy ONNX sessions and the process-wide
+OCR instance."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -10,6 +12,7 @@ import numpy.typing as npt
 import pytest
 from skimage import data
 
+from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.ocr import detect_text_boxes, read_text
 from pixelmill.engines.runtime.onnx import OnnxModel, packaged_file
 
@@ -19,23 +22,29 @@ def photo(name: str) -> npt.NDArray[np.uint8]:
     return np.ascontiguousarray(getattr(data, name)(), dtype=np.uint8)
 
 
+def at_once(get: Callable[[], object], threads: int = 4) -> list[object]:
+    """What ``get`` returns in each of ``threads`` threads released together."""
+    got: list[object] = []
+    barrier = threading.Barrier(threads)
+
+    def grab() -> None:
+        barrier.wait()
+        got.append(get())
+
+    started = [threading.Thread(target=grab) for _ in range(threads)]
+    for t in started:
+        t.start()
+    for t in started:
+        t.join()
+    return got
+
+
 def test_onnx_model_is_lazy_and_created_once_across_threads() -> None:
     model = OnnxModel(packaged_file("rembg", "u2netp.onnx"))
     assert not model.loaded
     assert model.name == "u2netp.onnx"
 
-    sessions: list[object] = []
-    barrier = threading.Barrier(4)
-
-    def grab() -> None:
-        barrier.wait()
-        sessions.append(model.session)
-
-    threads = [threading.Thread(target=grab) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    sessions = at_once(lambda: model.session)
 
     assert model.loaded
     assert len(sessions) == 4
@@ -102,3 +111,23 @@ def test_no_text_on_photos_without_text() -> None:
     assert read_text(photo("astronaut")) == []
     # The detector alone fires on the cat's fur (a known weakness); recognition rejects it.
     assert read_text(photo("chelsea")) == []
+
+
+def test_lazy_builds_once_across_threads_and_retries_after_a_failure() -> None:
+    calls: list[int] = []
+
+    def build() -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("first build fails")
+        return object()
+
+    lazy: Lazy[object] = Lazy(build)
+    with pytest.raises(RuntimeError):
+        lazy.get()
+    assert not lazy.loaded
+
+    got = at_once(lazy.get)
+    assert lazy.loaded
+    assert len(calls) == 2
+    assert len(got) == 4 and all(g is got[0] for g in got)

@@ -10,7 +10,8 @@ import numpy.typing as npt
 import pytest
 from pydantic import ValidationError
 
-from pixelmill.engines.base import EngineError, EngineInputs
+from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
+from pixelmill.engines.scenes import ScenesEngine, ScenesParams, prepare_cutout
 from pixelmill.engines.scenes.backdrops import studio_sweep
 from pixelmill.engines.scenes.catalogue import (
     CATEGORIES,
@@ -28,7 +29,6 @@ from pixelmill.engines.scenes.compose import (
     has_meaningful_alpha,
     layer_from_cutout,
 )
-from pixelmill.engines.scenes.engine import ScenesEngine, ScenesParams
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -218,6 +218,33 @@ def test_engine_cuts_out_an_rgb_product_photo() -> None:
         px = image.pixels.reshape(-1, 3).astype(int)
         blue = (px[:, 2] > px[:, 0] + 80) & (px[:, 2] > 120)
         assert 0.04 < blue.mean() < 0.5  # the blue bottle is there, and not the whole frame
+
+
+def test_planned_scenes_render_on_demand_as_render_scene_does() -> None:
+    """The job runner's path: ``plan`` once, then each scene's ``render()`` on its own, in any
+    order, gives the pixels of ``render_scene`` and of a whole ``run``."""
+    engine: MultiImageEngine = ScenesEngine()
+    engine.load()
+    image = bottle_cutout()
+    params = ScenesParams(num_scenes=3, category=" Jewelry ", seed=2**31 - 5, size=256)
+    planned = engine.plan(EngineInputs(image), params)
+    names = choose_scenes("jewelry", 3, 2**31 - 5)
+    assert [p.position for p in planned] == [0, 1, 2]
+    assert [p.label for p in planned] == names
+    cutout, _ = prepare_cutout(image)
+    for p in reversed(planned):
+        out = p.render()
+        assert out.label == p.label
+        expected = render_scene(cutout, p.label, params.seed, params.size)
+        assert out.pixels.tobytes() == expected.tobytes()
+    whole = engine.run(EngineInputs(image), params)
+    assert [i.label for i in whole.images] == names
+    assert whole.images[2].pixels.tobytes() == planned[2].render().pixels.tobytes()
+
+
+def test_planning_refuses_an_image_without_a_product() -> None:
+    with pytest.raises(EngineError, match="no product"):
+        ScenesEngine().plan(EngineInputs(np.full((160, 160, 3), 128, np.uint8)), ScenesParams())
 
 
 def test_params_bounds() -> None:

@@ -1,4 +1,5 @@
-"""The engine protocol and the value types engines exchange with the operation pipeline.
+"""The engine protocol, the base class every engine derives from, and the value types engines
+exchange with the operation pipeline and the job runner.
 
 Images cross this boundary as numpy arrays: ``uint8``, shape ``(H, W, 3)`` (RGB) or ``(H, W, 4)``
 (RGBA). Decoding, validation, EXIF orientation and encoding are the pipeline's job
@@ -7,12 +8,16 @@ Images cross this boundary as numpy arrays: ``uint8``, shape ``(H, W, 3)`` (RGB)
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast, get_args, get_origin
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
+
+from pixelmill.engines.runtime.lazy import Lazy
 
 ImageArray = npt.NDArray[np.uint8]
 """An RGB ``(H, W, 3)`` or RGBA ``(H, W, 4)`` uint8 image."""
@@ -60,11 +65,107 @@ class EngineResult:
 
 class Engine(Protocol):
     """A capability. ``load`` is idempotent and thread-safe (models load once per process);
-    ``run`` is pure and may be called from several threads at once."""
+    ``validate`` checks parameters cheaply, before anything is charged (raises
+    :class:`EngineError`); ``run`` is pure and may be called from several threads at once."""
 
     name: ClassVar[str]
     Params: ClassVar[type[BaseModel]]
 
     def load(self) -> None: ...
 
+    def validate(self, params: BaseModel) -> None: ...
+
     def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult: ...
+
+
+@dataclass(frozen=True)
+class PlannedImage:
+    """One output of a multi-image run, rendered on demand (so a job can store and record each
+    before rendering the next, and skip the ones a previous run delivered)."""
+
+    position: int
+    label: str
+    render: Callable[[], OutputImage]
+
+
+class MultiImageEngine(Engine, Protocol):
+    """An engine whose outputs are independent images: ``plan`` does the shared preparation
+    once and returns one :class:`PlannedImage` per output, in order; rendering one does not
+    depend on having rendered the others."""
+
+    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]: ...
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class Loadable(Protocol):
+    """A model holder with an idempotent, thread-safe ``load()`` (an ``OnnxModel``, say)."""
+
+    def load(self) -> None: ...
+
+
+class BaseEngine(ABC, Generic[P]):
+    """What every engine shares (after immich's ``InferenceModel``): a locked, idempotent
+    ``load()`` that runs the subclass's :meth:`_load` once, and ``run()`` = ``load()`` + the
+    subclass's typed :meth:`_run`, with the parameters checked to be the engine's own
+    ``Params`` model once, here. ``validate`` is a no-op unless :meth:`_validate` says
+    otherwise.
+
+    A subclass sets ``name`` and ``Params`` (the model ``P`` names; checked when the class is
+    defined) and implements ``_run``. What it loads is either declared in ``models`` or done by
+    an overridden :meth:`_load`."""
+
+    name: ClassVar[str]
+    Params: ClassVar[type[BaseModel]]
+    models: ClassVar[tuple[Loadable, ...]] = ()
+    """Model holders the default :meth:`_load` loads."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            if get_origin(base) is BaseEngine:
+                (model,) = get_args(base)
+                declared = cls.__dict__.get("Params")
+                if not (isinstance(declared, type) and issubclass(declared, model)):
+                    raise TypeError(f"{cls.__name__}.Params must be {model.__name__}")
+
+    def __init__(self) -> None:
+        self._loaded: Lazy[None] = Lazy(self._load)
+
+    def load(self) -> None:
+        """Load what the engine needs, once per instance (idempotent, thread-safe)."""
+        self._loaded.load()
+
+    def validate(self, params: BaseModel) -> None:
+        """Check ``params`` beyond what the model itself checks; raises :class:`EngineError`.
+        Cheap and model-free: the pipeline calls it before reserving credits."""
+        self._validate(self.typed(params))
+
+    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
+        """Run the engine on ``inputs`` (loading it first if needed)."""
+        typed = self.typed(params)
+        self.load()
+        return self._run(inputs, typed)
+
+    def typed(self, params: BaseModel) -> P:
+        """``params`` as this engine's ``Params`` model (``TypeError`` for any other model:
+        that is a wiring bug, not a bad request)."""
+        if not isinstance(params, self.Params):
+            raise TypeError(
+                f"{self.name} expects {self.Params.__name__} parameters, "
+                f"got {type(params).__name__}"
+            )
+        return cast(P, params)
+
+    def _load(self) -> None:
+        """Load the declared ``models`` (none for classical engines)."""
+        for model in self.models:
+            model.load()
+
+    def _validate(self, params: P) -> None:
+        """Reject parameters the model accepts but the engine cannot honour; default: none."""
+
+    @abstractmethod
+    def _run(self, inputs: EngineInputs, params: P) -> EngineResult:
+        """The engine's work, on parameters already checked to be its own model."""

@@ -3,20 +3,20 @@ first use (``load()`` is idempotent and locked), so building the registry is che
 
 from __future__ import annotations
 
-from pixelmill.engines.analyze.engine import AnalyzeEngine
-from pixelmill.engines.background.engine import BackgroundRemovalEngine, MakeTransparentEngine
+from pixelmill.engines.analyze import AnalyzeEngine
+from pixelmill.engines.background import BackgroundRemovalEngine, MakeTransparentEngine
 from pixelmill.engines.base import Engine
-from pixelmill.engines.colorize.engine import ColorizeEngine
-from pixelmill.engines.convert.engine import ConvertEngine
-from pixelmill.engines.deblur.engine import UnblurEngine
-from pixelmill.engines.edit.engine import EditEngine
-from pixelmill.engines.enhance.engine import EnhanceEngine
-from pixelmill.engines.prompt.engine import ImageToPromptEngine
-from pixelmill.engines.replace_background.engine import ReplaceBackgroundEngine
-from pixelmill.engines.scenes.engine import ScenesEngine
-from pixelmill.engines.style.engine import StyleTransferEngine
-from pixelmill.engines.text_removal.engine import TextRemovalEngine
-from pixelmill.engines.upscale.engine import UpscaleEngine
+from pixelmill.engines.colorize import ColorizeEngine
+from pixelmill.engines.convert import ConvertEngine
+from pixelmill.engines.deblur import UnblurEngine
+from pixelmill.engines.edit import EditEngine
+from pixelmill.engines.enhance import EnhanceEngine
+from pixelmill.engines.prompt import ImageToPromptEngine
+from pixelmill.engines.replace_background import ReplaceBackgroundEngine
+from pixelmill.engines.scenes import ScenesEngine
+from pixelmill.engines.style import StyleTransferEngine
+from pixelmill.engines.text_removal import TextRemovalEngine
+from pixelmill.engines.upscale import UpscaleEngine
 
 
 def build_engines() -> dict[str, Engine]:

@@ -25,19 +25,19 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.analyze.colors import PaletteColour, dominant_colours
-from pixelmill.engines.analyze.measures import (
+from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime import faces as people_detection
+from pixelmill.engines.runtime import ocr
+from pixelmill.engines.runtime.blur import estimate_blur_sigma
+from pixelmill.engines.runtime.colour import to_lab
+from pixelmill.engines.runtime.measures import (
     colourfulness,
     exposure_stats,
     luminance,
     noise_sigma,
     resize_longest,
 )
-from pixelmill.engines.background.segment import U2NETP, main_object_box, salient_mask
-from pixelmill.engines.base import ImageArray
-from pixelmill.engines.deblur.estimate import estimate_blur_sigma
-from pixelmill.engines.enhance.adjust import to_lab
-from pixelmill.engines.runtime import faces as people_detection
-from pixelmill.engines.runtime import ocr
+from pixelmill.engines.runtime.segmentation import U2NETP, main_object_box, salient_mask
 
 METHOD = (
     "classical analysis: u2netp saliency (main-object box), mediapipe faces/hands/pose + "
@@ -58,7 +58,7 @@ def is_real_text(line: ocr.TextLine) -> bool:
     return line.confidence >= TEXT_MIN_CONFIDENCE and sum(c.isalnum() for c in line.text) >= 2
 
 
-def load() -> None:
+def load_models() -> None:
     """Load every model the analysis uses (idempotent, thread-safe)."""
     people_detection.load()
     ocr.load_ocr()

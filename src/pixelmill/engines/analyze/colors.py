@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.enhance.adjust import to_lab
+from pixelmill.engines.runtime.colour import to_lab
 
 NAMED_COLOURS: dict[str, str] = {
     "black": "#000000",

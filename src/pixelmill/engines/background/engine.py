@@ -19,24 +19,28 @@ from pixelmill.engines.background.colorkey import (
     colour_key_matte,
 )
 from pixelmill.engines.background.foreground import estimate_foreground
-from pixelmill.engines.background.segment import (
+from pixelmill.engines.base import (
+    BaseEngine,
+    EngineError,
+    EngineInputs,
+    EngineResult,
+    ImageArray,
+    OutputImage,
+)
+from pixelmill.engines.runtime.segmentation import (
     U2NETP,
     Box,
     Mask,
     guided_radius,
     main_object_box,
+    mask_to_alpha,
     salient_mask,
 )
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, ImageArray, OutputImage
 
 SALIENT_METHOD = (
     "u2netp salient-object mask (320² model) + guided-filter edge refinement + edge colour "
     "decontamination"
 )
-
-# The guided filter leaves a faint haze (a few %) over the background and slight dips inside the
-# object; stretching [LOW, HIGH] to [0, 1] makes both exact while keeping the soft edge ramp.
-_ALPHA_LOW, _ALPHA_HIGH = 0.08, 0.92
 
 
 def _check_image(image: ImageArray) -> None:
@@ -44,13 +48,6 @@ def _check_image(image: ImageArray) -> None:
         raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
     if min(image.shape[:2]) < 4:
         raise EngineError("image too small: both sides must be at least 4 pixels")
-
-
-def mask_to_alpha(mask: Mask) -> npt.NDArray[np.float32]:
-    """Turn a soft saliency mask into an alpha matte: clean 0 / 1 away from edges, soft ramp
-    across them."""
-    stretched = (mask - _ALPHA_LOW) / (_ALPHA_HIGH - _ALPHA_LOW)
-    return np.asarray(np.clip(stretched, 0.0, 1.0), dtype=np.float32)
 
 
 def compose_rgba(
@@ -102,18 +99,14 @@ class BackgroundRemovalParams(BaseModel):
     )
 
 
-class BackgroundRemovalEngine:
+class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
     """Cut the main subject out of any photo: RGBA with the background transparent."""
 
     name: ClassVar[str] = "background_removal"
     Params: ClassVar[type[BaseModel]] = BackgroundRemovalParams
+    models = (U2NETP,)
 
-    def load(self) -> None:
-        """Load the u2netp model (once per process)."""
-        U2NETP.load()
-
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, BackgroundRemovalParams)
+    def _run(self, inputs: EngineInputs, params: BackgroundRemovalParams) -> EngineResult:
         image = inputs.image
         _check_image(image)
         rgba, mask = salient_cutout(image)
@@ -144,18 +137,14 @@ class MakeTransparentParams(BaseModel):
     )
 
 
-class MakeTransparentEngine:
+class MakeTransparentEngine(BaseEngine[MakeTransparentParams]):
     """Make an image's background transparent, choosing the method that fits the image."""
 
     name: ClassVar[str] = "make_transparent"
     Params: ClassVar[type[BaseModel]] = MakeTransparentParams
+    models = (U2NETP,)
 
-    def load(self) -> None:
-        """Load the u2netp model (used for busy backgrounds and to judge enclosed regions)."""
-        U2NETP.load()
-
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, MakeTransparentParams)
+    def _run(self, inputs: EngineInputs, params: MakeTransparentParams) -> EngineResult:
         image = inputs.image
         _check_image(image)
         border = border_colour(image)

@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, OutputImage
+from pixelmill.engines.base import BaseEngine, EngineError, EngineInputs, EngineResult, OutputImage
 from pixelmill.engines.colorize.scene import scene_chroma
 from pixelmill.engines.colorize.transfer import (
     FloatImage,
@@ -27,8 +27,8 @@ from pixelmill.engines.colorize.transfer import (
     parse_hex,
     reference_chroma,
 )
-from pixelmill.engines.enhance import adjust
 from pixelmill.engines.runtime import faces as face_detection
+from pixelmill.engines.runtime.colour import from_lab, merge_alpha, split_alpha, to_lab
 
 COLOUR_RESIDUAL_THRESHOLD = 3.0
 """``a*b*`` spread (after removing what lightness explains) above which an image counts as
@@ -76,20 +76,19 @@ class ColorizeParams(BaseModel):
         return value
 
 
-class ColorizeEngine:
+class ColorizeEngine(BaseEngine[ColorizeParams]):
     """``colorize``: reference-based colour transfer, palette mapping, or procedural palettes."""
 
     name: ClassVar[str] = "colorize"
     Params: ClassVar[type[BaseModel]] = ColorizeParams
 
-    def load(self) -> None:
-        """Build the face detector used by the default palette (idempotent, locked inside)."""
+    def _load(self) -> None:
+        """Build the face detector used by the default palette."""
         face_detection.load()
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, ColorizeParams)
-        rgb, alpha = adjust.split_alpha(inputs.image)
-        lab = adjust.to_lab(rgb)
+    def _run(self, inputs: EngineInputs, params: ColorizeParams) -> EngineResult:
+        rgb, alpha = split_alpha(inputs.image)
+        lab = to_lab(rgb)
         was_colour = is_colour_image(lab)
         lightness = np.ascontiguousarray(lab[..., 0])
         reference = inputs.extra.get("reference")
@@ -97,7 +96,7 @@ class ColorizeEngine:
         if reference is not None:
             if reference.ndim != 3 or reference.shape[2] not in (3, 4):
                 raise EngineError("the reference must be an RGB or RGBA image")
-            ref_lab = adjust.to_lab(np.ascontiguousarray(reference[..., :3]))
+            ref_lab = to_lab(np.ascontiguousarray(reference[..., :3]))
             if not is_colour_image(ref_lab):
                 raise EngineError("the reference image has no colour to transfer")
             ab = reference_chroma(lightness, reference)
@@ -115,7 +114,7 @@ class ColorizeEngine:
             )
             details["mode"] = "palette"
         else:
-            grey = adjust.from_lab(np.dstack([lightness, np.zeros_like(lab[..., 1:])]))
+            grey = from_lab(np.dstack([lightness, np.zeros_like(lab[..., 1:])]))
             scene = scene_chroma(lightness, grey)
             ab = scene.ab
             method = (
@@ -129,6 +128,6 @@ class ColorizeEngine:
             details["note"] = (
                 "the input was a colour image; its own colours were discarded and replaced"
             )
-        out = adjust.from_lab(np.dstack([lightness, ab]).astype(np.float32))
+        out = from_lab(np.dstack([lightness, ab]).astype(np.float32))
         details["method"] = method
-        return EngineResult([OutputImage(adjust.merge_alpha(out, alpha))], details)
+        return EngineResult([OutputImage(merge_alpha(out, alpha))], details)

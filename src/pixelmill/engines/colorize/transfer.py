@@ -16,7 +16,7 @@ import numpy.typing as npt
 from scipy import ndimage
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.enhance.adjust import to_lab
+from pixelmill.engines.runtime.colour import to_lab
 
 FloatImage = npt.NDArray[np.float32]
 

@@ -1,1 +1,5 @@
 """Format conversion (PNG, JPEG, WebP)."""
+
+from pixelmill.engines.convert.engine import ConvertEngine, ConvertParams
+
+__all__ = ["ConvertEngine", "ConvertParams"]

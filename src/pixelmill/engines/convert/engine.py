@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.base import EngineInputs, EngineResult, OutputImage
+from pixelmill.engines.base import BaseEngine, EngineInputs, EngineResult, OutputImage
 
 
 class ConvertParams(BaseModel):
@@ -17,15 +17,13 @@ class ConvertParams(BaseModel):
     quality: int = Field(90, ge=1, le=100, description="JPEG/WebP quality (100 = lossless WebP)")
 
 
-class ConvertEngine:
+class ConvertEngine(BaseEngine[ConvertParams]):
+    """Re-encode the image in another format; the pixels are kept as they are."""
+
     name: ClassVar[str] = "convert"
     Params: ClassVar[type[BaseModel]] = ConvertParams
 
-    def load(self) -> None:
-        """Nothing to load."""
-
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, ConvertParams)
+    def _run(self, inputs: EngineInputs, params: ConvertParams) -> EngineResult:
         fmt = "jpeg" if params.format in ("jpg", "jpeg") else params.format
         has_alpha = inputs.image.shape[2] == 4
         method = f"re-encode to {fmt.upper()}"

@@ -2,7 +2,7 @@
 then add a light unsharp mask.
 
 The point-spread function is assumed Gaussian (defocus, soft lenses, upscaled images), with σ
-from :func:`~pixelmill.engines.deblur.estimate.estimate_blur_sigma` (scaled by
+from :func:`~pixelmill.engines.runtime.blur.estimate_blur_sigma` (scaled by
 :data:`ESTIMATE_SAFETY`) unless the caller gives one.
 Wiener deconvolution (``skimage.restoration.wiener``, Laplacian regulariser) runs on the
 luminance only: colour is perceived at lower resolution, and deconvolving chroma mostly adds
@@ -27,10 +27,10 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 from skimage.restoration import wiener
 
-from pixelmill.engines.analyze.measures import LUMA_NOISE_RATIO, noise_sigma
-from pixelmill.engines.base import EngineInputs, EngineResult, OutputImage
-from pixelmill.engines.deblur.estimate import estimate_blur_sigma
-from pixelmill.engines.enhance import adjust
+from pixelmill.engines.base import BaseEngine, EngineInputs, EngineResult, OutputImage
+from pixelmill.engines.runtime.blur import estimate_blur_sigma
+from pixelmill.engines.runtime.colour import merge_alpha, split_alpha, unsharp_mask
+from pixelmill.engines.runtime.measures import LUMA_NOISE_RATIO, noise_sigma
 
 FloatImage = npt.NDArray[np.float64]
 
@@ -90,18 +90,14 @@ class UnblurParams(BaseModel):
     )
 
 
-class UnblurEngine:
+class UnblurEngine(BaseEngine[UnblurParams]):
     """``unblur``: Gaussian-PSF Wiener deconvolution of the luminance plus a light unsharp mask."""
 
     name: ClassVar[str] = "unblur"
     Params: ClassVar[type[BaseModel]] = UnblurParams
 
-    def load(self) -> None:
-        """Nothing to load: the method is classical."""
-
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, UnblurParams)
-        rgb, alpha = adjust.split_alpha(inputs.image)
+    def _run(self, inputs: EngineInputs, params: UnblurParams) -> EngineResult:
+        rgb, alpha = split_alpha(inputs.image)
         ycc = cv2.cvtColor(rgb, cv2.COLOR_RGB2YCrCb).astype(np.float64)
         luma = ycc[..., 0]
         noise = noise_sigma(rgb)
@@ -128,7 +124,7 @@ class UnblurEngine:
         if params.sharpen > 0:
             # Threshold in L* units scales with the grain so the mask does not sharpen noise.
             threshold = 1.0 + 0.5 * noise / LUMA_NOISE_RATIO
-            out = adjust.unsharp_mask(out, sigma=1.0, amount=params.sharpen, threshold=threshold)
+            out = unsharp_mask(out, sigma=1.0, amount=params.sharpen, threshold=threshold)
             steps.append(f"unsharp mask (amount {params.sharpen:.2f}, σ 1 px)")
         details = {
             "method": "; ".join(steps)
@@ -138,4 +134,4 @@ class UnblurEngine:
             "noise_sigma": round(noise, 3),
             "sigma_source": "parameter" if params.sigma is not None else "estimated",
         }
-        return EngineResult([OutputImage(adjust.merge_alpha(out, alpha))], details)
+        return EngineResult([OutputImage(merge_alpha(out, alpha))], details)

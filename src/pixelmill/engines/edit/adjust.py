@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.scenes.palette import Color
-from pixelmill.engines.scenes.textures import Gray, Rgb
+from pixelmill.engines.runtime.palette import Color
+from pixelmill.engines.runtime.textures import Gray, Rgb
 
 _LUMA = np.asarray((0.2126, 0.7152, 0.0722), dtype=np.float32)
 

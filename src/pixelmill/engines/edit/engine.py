@@ -17,7 +17,7 @@ removing the background is all-or-nothing (a half-transparent background is neve
 prompt asks for), so strength does not apply to those steps.
 
 Between steps the image is kept as uint8 and each step computes in float32 on horizontal strips
-(``scenes.compose.row_strips``), so a 40 MP photo needs a few bytes per pixel, not ~60.
+(the scenes compositor's ``row_strips``), so a 40 MP photo needs a few bytes per pixel, not ~60.
 """
 
 from __future__ import annotations
@@ -29,22 +29,27 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.background.engine import mask_to_alpha
-from pixelmill.engines.background.segment import U2NETP, salient_mask
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.base import (
+    BaseEngine,
+    EngineError,
+    EngineInputs,
+    EngineResult,
+    ImageArray,
+    OutputImage,
+)
 from pixelmill.engines.edit import adjust
 from pixelmill.engines.edit.grammar import EditStep, PromptNotUnderstood, interpret
-from pixelmill.engines.replace_background.engine import replace_background
-from pixelmill.engines.replace_background.prompt import parse_backdrop_prompt
-from pixelmill.engines.scenes.compose import (
+from pixelmill.engines.replace_background import parse_backdrop_prompt, replace_background
+from pixelmill.engines.runtime.palette import color_of
+from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
+from pixelmill.engines.runtime.textures import Gray, Rgb
+from pixelmill.engines.scenes import (
     decontaminate_image,
     has_meaningful_alpha,
     row_strips,
     to_float,
     to_uint8_rounded,
 )
-from pixelmill.engines.scenes.palette import color_of
-from pixelmill.engines.scenes.textures import Gray, Rgb
 from pixelmill.engines.style import apply_style
 
 DEFAULT_STRENGTH = 0.75
@@ -112,20 +117,16 @@ def _region_weight(region: str, alpha: Gray | None) -> Gray | None:
     return (1.0 - alpha) if region == "background" else alpha
 
 
-class EditEngine:
+class EditEngine(BaseEngine[EditParams]):
     """Edit an image as a prompt describes (see the module docstring for what is understood)."""
 
     name: ClassVar[str] = "edit"
     Params: ClassVar[type[BaseModel]] = EditParams
+    models = (U2NETP,)
 
-    def load(self) -> None:
-        """Load the segmentation model (once per process); the styles are classical filters."""
-        U2NETP.load()
-
-    def validate(self, params: BaseModel) -> None:
+    def _validate(self, params: EditParams) -> None:
         """Reject a prompt with nothing recognisable, cheaply and before any charge (raises
         :class:`EngineError` with examples of prompts that work)."""
-        assert isinstance(params, EditParams)
         self.steps(params.prompt)
 
     @staticmethod
@@ -136,8 +137,7 @@ class EditEngine:
         except PromptNotUnderstood as exc:
             raise EngineError(str(exc)) from exc
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, EditParams)
+    def _run(self, inputs: EngineInputs, params: EditParams) -> EngineResult:
         steps = self.steps(params.prompt)
         image = inputs.image
         if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:

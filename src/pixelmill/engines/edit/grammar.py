@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from pixelmill.engines.replace_background.prompt import parse_backdrop_prompt
-from pixelmill.engines.scenes.palette import COLOR_PHRASE
+from pixelmill.engines.replace_background import parse_backdrop_prompt
+from pixelmill.engines.runtime.palette import COLOR_PHRASE
 
 StepKind = Literal[
     "replace_background",

@@ -1,7 +1,8 @@
 """One-click enhancement: several classical restorations computed in parallel, ranked by a
 no-reference quality score, best first.
 
-Variants (each a short chain of :mod:`~pixelmill.engines.enhance.adjust` steps):
+Variants (each a short chain of :mod:`~pixelmill.engines.enhance.adjust` and
+:mod:`~pixelmill.engines.runtime.colour` steps):
 
 - **Balanced Restore**: capped gray-world white balance, levels stretch, auto-gamma, gentle
   CLAHE on ``L*``, light unsharp mask.
@@ -22,7 +23,6 @@ restoration model (no GFPGAN/CodeFormer/Real-ESRGAN face model is available offl
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -33,11 +33,18 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.analyze.measures import LUMA_NOISE_RATIO, noise_sigma
-from pixelmill.engines.base import EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.base import BaseEngine, EngineInputs, EngineResult, ImageArray, OutputImage
 from pixelmill.engines.enhance import adjust
 from pixelmill.engines.enhance.quality import QualityScore, quality_score
 from pixelmill.engines.runtime import faces as face_detection
+from pixelmill.engines.runtime.colour import (
+    from_lab,
+    merge_alpha,
+    split_alpha,
+    to_lab,
+    unsharp_mask,
+)
+from pixelmill.engines.runtime.measures import LUMA_NOISE_RATIO, noise_sigma
 
 Variant = Callable[[ImageArray], ImageArray]
 Render = Callable[[], ImageArray]
@@ -47,7 +54,7 @@ def balanced_restore(toned: ImageArray) -> ImageArray:
     """From :func:`~pixelmill.engines.enhance.adjust.restore_tone` (capped gray-world white
     balance, levels stretch, auto-gamma): CLAHE at half strength and a light unsharp mask."""
     out = adjust.clahe_lightness(toned, clip_limit=1.5, blend=0.5)
-    return adjust.unsharp_mask(out, sigma=1.0, amount=0.5, threshold=1.5)
+    return unsharp_mask(out, sigma=1.0, amount=0.5, threshold=1.5)
 
 
 def vivid_restore(toned: ImageArray) -> ImageArray:
@@ -55,7 +62,7 @@ def vivid_restore(toned: ImageArray) -> ImageArray:
     sharpening."""
     out = adjust.clahe_lightness(toned, clip_limit=2.5, blend=0.8)
     out = adjust.vibrance(out, amount=0.35)
-    return adjust.unsharp_mask(out, sigma=1.0, amount=0.8, threshold=1.5)
+    return unsharp_mask(out, sigma=1.0, amount=0.8, threshold=1.5)
 
 
 def exposure_fix(rgb: ImageArray) -> ImageArray:
@@ -76,8 +83,8 @@ def denoise_restore(toned: ImageArray) -> ImageArray:
 def detail_sharpen(toned: ImageArray) -> ImageArray:
     """Balanced plus a two-scale unsharp mask: σ = 1 for edges, σ = 4 for texture."""
     out = balanced_restore(toned)
-    out = adjust.unsharp_mask(out, sigma=1.0, amount=0.7, threshold=2.0)
-    return adjust.unsharp_mask(out, sigma=4.0, amount=0.35, threshold=2.0)
+    out = unsharp_mask(out, sigma=1.0, amount=0.7, threshold=2.0)
+    return unsharp_mask(out, sigma=4.0, amount=0.35, threshold=2.0)
 
 
 def _face_mask(
@@ -106,7 +113,7 @@ def make_face_enhance(boxes: list[face_detection.FaceBox]) -> Variant:
         # blended at half strength so skin keeps its texture.
         smooth = cv2.bilateralFilter(base, d=0, sigmaColor=18.0, sigmaSpace=max(1.5, face_w / 60))
         soft = np.asarray(cv2.addWeighted(base, 0.5, smooth, 0.5, 0.0), dtype=np.uint8)
-        lab = adjust.to_lab(soft)
+        lab = to_lab(soft)
         inside = mask > 0.5
         if inside.any():
             face_l = float(lab[..., 0][inside].mean()) / 100.0
@@ -114,8 +121,8 @@ def make_face_enhance(boxes: list[face_detection.FaceBox]) -> Variant:
             if face_l < 0.5:
                 gamma = float(np.clip(np.log(0.5) / np.log(max(face_l, 0.05)), 0.6, 1.0))
                 lab[..., 0] = np.power(lab[..., 0] / 100.0, gamma) * 100.0
-        toned = adjust.from_lab(lab)
-        detailed = adjust.unsharp_mask(toned, sigma=0.8, amount=0.6, threshold=1.0)
+        toned = from_lab(lab)
+        detailed = unsharp_mask(toned, sigma=0.8, amount=0.6, threshold=1.0)
         m = mask[..., None]
         out = base.astype(np.float32) * (1.0 - m) + detailed.astype(np.float32) * m
         return np.asarray(np.clip(out + 0.5, 0, 255), dtype=np.uint8)
@@ -131,23 +138,19 @@ class EnhanceParams(BaseModel):
     )
 
 
-class EnhanceEngine:
+class EnhanceEngine(BaseEngine[EnhanceParams]):
     """``enhance``: the best of several classical restorations, all returned, best first."""
 
     name: ClassVar[str] = "enhance"
     Params: ClassVar[type[BaseModel]] = EnhanceParams
 
     def __init__(self, max_workers: int | None = None) -> None:
+        super().__init__()
         self._max_workers = max_workers or max(1, min(6, os.cpu_count() or 1))
-        self._lock = threading.Lock()
-        self._loaded = False
 
-    def load(self) -> None:
+    def _load(self) -> None:
         """Build the face detectors (the only model this engine uses)."""
-        with self._lock:
-            if not self._loaded:
-                face_detection.load()
-                self._loaded = True
+        face_detection.load()
 
     def variants(self, rgb: ImageArray, face_enhance: bool = True) -> dict[str, Render]:
         """The variants that apply to ``rgb`` (Face Enhance only when faces are found), each a
@@ -167,10 +170,8 @@ class EnhanceEngine:
                 chosen["Face Enhance"] = partial(make_face_enhance(found), toned)
         return chosen
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, EnhanceParams)
-        self.load()
-        rgb, alpha = adjust.split_alpha(inputs.image)
+    def _run(self, inputs: EngineInputs, params: EnhanceParams) -> EngineResult:
+        rgb, alpha = split_alpha(inputs.image)
         candidates = self.variants(rgb, params.face_enhance)
 
         def build(render: Render) -> tuple[ImageArray, QualityScore]:
@@ -185,7 +186,7 @@ class EnhanceEngine:
 
         ranked = sorted(results.items(), key=lambda kv: -kv[1][1].total)
         images = [
-            OutputImage(adjust.merge_alpha(img, alpha), label=label, score=score.total)
+            OutputImage(merge_alpha(img, alpha), label=label, score=score.total)
             for label, (img, score) in ranked
         ]
         best_label, (_, best_score) = ranked[0]

@@ -13,7 +13,7 @@ well-made photograph scores about 95–107; a darkened or washed-out one 50–80
 - **contrast**: luminance standard deviation / 0.20 (an ordinary well-exposed photo: 0.2–0.3);
 - **range**: (99th − 1st percentile of luminance) / 0.85;
 - **sharpness**: mean gradient of the strongest 10 % of edges / 0.25 (see
-  :func:`~pixelmill.engines.analyze.measures.gradient_sharpness`);
+  :func:`~pixelmill.engines.runtime.measures.gradient_sharpness`);
 - **colour**: Hasler–Süsstrunk colourfulness / 45 ("averagely colourful"); a greyscale image
   scores 0 here for every variant, which does not change the ranking.
 
@@ -36,7 +36,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pixelmill.engines.analyze.measures import (
+from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.measures import (
     colourfulness,
     exposure_stats,
     gradient_sharpness,
@@ -46,12 +47,11 @@ from pixelmill.engines.analyze.measures import (
     resize_longest,
     structural_similarity,
 )
-from pixelmill.engines.base import ImageArray
 
 SCORE_SIDE = 768
 """Tone and colour terms are measured on a copy this size: they do not depend on resolution,
 and this keeps scoring six variants of a 12 MP photo cheap. Sharpness and noise use their own
-sizes (see ``measures``)."""
+sizes (see ``runtime.measures``)."""
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,13 @@ phrases with ``--ar`` and ``--style raw`` / ``--stylize`` parameters) and ``stab
 
 from __future__ import annotations
 
-import threading
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from pixelmill.engines.analyze import analysis
-from pixelmill.engines.base import EngineInputs, EngineResult
+from pixelmill.engines.analyze import analyze_image, load_models
+from pixelmill.engines.base import BaseEngine, EngineInputs, EngineResult
 
 COMMON_RATIOS = ((1, 1), (4, 5), (5, 4), (3, 2), (2, 3), (4, 3), (3, 4), (16, 9), (9, 16), (21, 9))
 """Aspect ratios generators are used to; an image within 3 % of one gets that one."""
@@ -186,27 +185,18 @@ class ImageToPromptParams(BaseModel):
     """``image_to_prompt`` takes no options."""
 
 
-class ImageToPromptEngine:
+class ImageToPromptEngine(BaseEngine[ImageToPromptParams]):
     """``image_to_prompt``: general, FLUX, Midjourney and Stable Diffusion prompts."""
 
     name: ClassVar[str] = "image_to_prompt"
     Params: ClassVar[type[BaseModel]] = ImageToPromptParams
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._loaded = False
-
-    def load(self) -> None:
+    def _load(self) -> None:
         """Load the analysis models once."""
-        with self._lock:
-            if not self._loaded:
-                analysis.load()
-                self._loaded = True
+        load_models()
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, ImageToPromptParams)
-        self.load()
-        facts = analysis.analyze_image(inputs.image)
+    def _run(self, inputs: EngineInputs, params: ImageToPromptParams) -> EngineResult:
+        facts = analyze_image(inputs.image)
         prompts = build_prompts(facts)
         details = {
             "method": (

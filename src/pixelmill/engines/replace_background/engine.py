@@ -16,15 +16,22 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.background.engine import mask_to_alpha
-from pixelmill.engines.background.segment import U2NETP, salient_mask
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.base import (
+    BaseEngine,
+    EngineError,
+    EngineInputs,
+    EngineResult,
+    ImageArray,
+    OutputImage,
+)
 from pixelmill.engines.replace_background.prompt import (
     KNOWN_TERMS,
     BackdropRequest,
     parse_backdrop_prompt,
 )
-from pixelmill.engines.scenes.compose import (
+from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
+from pixelmill.engines.runtime.textures import Gray, Rgb
+from pixelmill.engines.scenes import (
     Harmony,
     Layer,
     add_drop_shadow,
@@ -41,7 +48,6 @@ from pixelmill.engines.scenes.compose import (
     to_uint8,
     to_uint8_rounded,
 )
-from pixelmill.engines.scenes.textures import Gray, Rgb
 
 METHOD = (
     "procedural backdrop, no generative model: subject cut out ({cutout}), kept in place and "
@@ -158,18 +164,14 @@ def replace_background(
     return out
 
 
-class ReplaceBackgroundEngine:
+class ReplaceBackgroundEngine(BaseEngine[ReplaceBackgroundParams]):
     """Replace the background behind the main subject with a backdrop described in words."""
 
     name: ClassVar[str] = "replace_background"
     Params: ClassVar[type[BaseModel]] = ReplaceBackgroundParams
+    models = (U2NETP,)
 
-    def load(self) -> None:
-        """Load the segmentation model (once per process)."""
-        U2NETP.load()
-
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, ReplaceBackgroundParams)
+    def _run(self, inputs: EngineInputs, params: ReplaceBackgroundParams) -> EngineResult:
         image = inputs.image
         if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
             raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.shape}")

@@ -15,11 +15,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pixelmill.engines.scenes import backdrops as bd
-from pixelmill.engines.scenes.backdrops import Backdrop, Painter
-from pixelmill.engines.scenes.catalogue import SCENES, SceneSpec
-from pixelmill.engines.scenes.compose import ShadowKind
-from pixelmill.engines.scenes.palette import Color, find_colors
+from pixelmill.engines.runtime.palette import Color, find_colors
+from pixelmill.engines.scenes import (
+    SCENES,
+    Backdrop,
+    Painter,
+    SceneSpec,
+    ShadowKind,
+    linear_gradient,
+    solid_color,
+    studio_sweep,
+)
 
 # (pattern, scene). Places and materials named by a noun: a match here decides the backdrop,
 # and the first one in the prompt wins ("a wooden table in a garden" is a table).
@@ -75,8 +81,8 @@ _PLACE_RES = _compile(_PLACES)
 _MOOD_RES = _compile(_MOODS)
 _LOOK_RES = _compile(_LOOKS)
 
-_STUDIO = SceneSpec("studio sweep", bd.studio_sweep, (), 0.6, 0.86)
-_SOLID = SceneSpec("solid colour", bd.solid_color, (), 0.6, 0.86)
+_STUDIO = SceneSpec("studio sweep", studio_sweep, (), 0.6, 0.86)
+_SOLID = SceneSpec("solid colour", solid_color, (), 0.6, 0.86)
 
 
 class TwoColourGradient:
@@ -89,7 +95,7 @@ class TwoColourGradient:
         self, h: int, w: int, rng: np.random.Generator, *, horizon: float, color: Color | None
     ) -> Backdrop:
         del rng, color  # fully determined by the two colours
-        rgb = bd.linear_gradient(h, w, self.first, self.second, 90.0)
+        rgb = linear_gradient(h, w, self.first, self.second, 90.0)
         light = tuple(
             0.75 + 0.25 * (a + b) / 2 for a, b in zip(self.first, self.second, strict=True)
         )

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.lazy import Lazy
 
 Box = tuple[int, int, int, int]
 """``(x, y, w, h)`` in pixels."""
@@ -71,23 +72,21 @@ class PersonBox(DetectedBox):
     source: Literal["pose", "hog"] = "pose"
 
 
-class _LazyGraph:
-    """One mediapipe solution graph, built on first use and called under its own lock."""
+class _Graph:
+    """One mediapipe solution graph, built on first use and called under its own lock (a graph
+    object is not safe to call from several threads at once)."""
 
     def __init__(self, build: Callable[[], Any]) -> None:
-        self._build = build
-        self._graph: Any = None
+        self._graph: Lazy[Any] = Lazy(build)
         self._lock = threading.Lock()
 
     def load(self) -> None:
-        with self._lock:
-            if self._graph is None:
-                self._graph = self._build()
+        self._graph.load()
 
     def process(self, rgb: ImageArray) -> Any:
-        self.load()
+        graph = self._graph.get()
         with self._lock:
-            return self._graph.process(rgb)
+            return graph.process(rgb)
 
 
 def _build_face_full() -> Any:
@@ -119,12 +118,17 @@ def _build_pose() -> Any:
     return pose.Pose(static_image_mode=True, model_complexity=1, min_detection_confidence=0.5)
 
 
-_FACE_FULL = _LazyGraph(_build_face_full)
-_FACE_SHORT = _LazyGraph(_build_face_short)
-_HANDS = _LazyGraph(_build_hands)
-_POSE = _LazyGraph(_build_pose)
-_HOG_LOCK = threading.Lock()
-_HOG: list[cv2.HOGDescriptor] = []
+def _build_hog() -> cv2.HOGDescriptor:
+    hog = cv2.HOGDescriptor()
+    hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32))
+    return hog
+
+
+_FACE_FULL = _Graph(_build_face_full)
+_FACE_SHORT = _Graph(_build_face_short)
+_HANDS = _Graph(_build_hands)
+_POSE = _Graph(_build_pose)
+_HOG: Lazy[cv2.HOGDescriptor] = Lazy(_build_hog)
 
 HOG_MIN_WEIGHT = 1.0
 """SVM margin below which a HOG window is dropped. The default people detector fires on
@@ -140,18 +144,7 @@ def load() -> None:
     """Build every detector now (idempotent, thread-safe); otherwise each is built on first use."""
     for graph in (_FACE_FULL, _FACE_SHORT, _HANDS, _POSE):
         graph.load()
-    _hog()
-
-
-def _hog() -> cv2.HOGDescriptor:
-    with _HOG_LOCK:
-        if not _HOG:
-            hog = cv2.HOGDescriptor()
-            hog.setSVMDetector(
-                np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32)
-            )
-            _HOG.append(hog)
-        return _HOG[0]
+    _HOG.load()
 
 
 def _as_rgb(image: ImageArray) -> ImageArray:
@@ -292,7 +285,9 @@ def _hog_people(rgb: ImageArray) -> list[PersonBox]:
     )
     if min(small.shape[:2]) < 128:
         return []
-    rects, weights = _hog().detectMultiScale(small, winStride=(8, 8), padding=(8, 8), scale=1.05)
+    rects, weights = _HOG.get().detectMultiScale(
+        small, winStride=(8, 8), padding=(8, 8), scale=1.05
+    )
     people: list[PersonBox] = []
     for (x, y, bw, bh), wt in zip(rects, np.ravel(weights), strict=False):
         if float(wt) < HOG_MIN_WEIGHT:

@@ -12,13 +12,13 @@ Detection alone costs about 240 ms per megapixel; full OCR about 350 (``docs/mod
 
 from __future__ import annotations
 
-import threading
 from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.lazy import Lazy
 
 Quad = list[tuple[float, float]]
 """Four ``(x, y)`` corner points of a text box in image pixels, clockwise from top-left."""
@@ -34,33 +34,20 @@ class TextLine(NamedTuple):
     box: Quad
 
 
-class _OcrHolder:
-    """Builds the RapidOCR instance once, lazily, under a lock."""
+def _build_ocr() -> Any:
+    # Imported here: the package imports its models' code at import time and is only needed by
+    # the engines that read text.
+    from rapidocr_onnxruntime import RapidOCR
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ocr: Any = None
-
-    def get(self) -> Any:
-        ocr = self._ocr
-        if ocr is not None:
-            return ocr
-        with self._lock:
-            if self._ocr is None:
-                # Imported here: the package imports its models' code at import time and is only
-                # needed by the engines that read text.
-                from rapidocr_onnxruntime import RapidOCR
-
-                self._ocr = RapidOCR(intra_op_num_threads=_INTRA_OP_THREADS, inter_op_num_threads=1)
-            return self._ocr
+    return RapidOCR(intra_op_num_threads=_INTRA_OP_THREADS, inter_op_num_threads=1)
 
 
-_HOLDER = _OcrHolder()
+_OCR: Lazy[Any] = Lazy(_build_ocr)
 
 
 def load_ocr() -> None:
     """Load the OCR models now (idempotent, thread-safe); engines call this from ``load()``."""
-    _HOLDER.get()
+    _OCR.load()
 
 
 def _to_bgr(image: ImageArray) -> ImageArray:
@@ -82,7 +69,7 @@ def _quad(points: Any) -> Quad:
 def detect_text_boxes(image: ImageArray) -> list[Quad]:
     """Boxes around every text line in an RGB/RGBA ``image`` (detection only, no recognition),
     top-to-bottom then left-to-right. Empty when there is no text."""
-    result, _ = _HOLDER.get()(_to_bgr(image), use_det=True, use_cls=False, use_rec=False)
+    result, _ = _OCR.get()(_to_bgr(image), use_det=True, use_cls=False, use_rec=False)
     if not result:
         return []
     return [_quad(box) for box in result]
@@ -91,7 +78,7 @@ def detect_text_boxes(image: ImageArray) -> list[Quad]:
 def read_text(image: ImageArray) -> list[TextLine]:
     """Full OCR of an RGB/RGBA ``image``: each line's text, confidence (0..1) and box. Lines
     below RapidOCR's default confidence (0.5) are dropped. Empty when there is no text."""
-    result, _ = _HOLDER.get()(_to_bgr(image), use_det=True, use_cls=True, use_rec=True)
+    result, _ = _OCR.get()(_to_bgr(image), use_det=True, use_cls=True, use_rec=True)
     if not result:
         return []
     return [TextLine(str(text), float(score), _quad(box)) for box, text, score in result]

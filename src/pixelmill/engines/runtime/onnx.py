@@ -12,7 +12,6 @@ from a network hub.
 from __future__ import annotations
 
 import os
-import threading
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,6 +20,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
+
+from pixelmill.engines.runtime.lazy import Lazy
 
 DEFAULT_INTRA_OP_THREADS = 2
 """Threads per inference. The server runs several engine calls at once in a CPU-sized pool, so
@@ -56,8 +57,7 @@ class OnnxModel:
     def __init__(self, source: ModelSource, intra_op_threads: int = DEFAULT_INTRA_OP_THREADS):
         self._source = source
         self._intra_op_threads = intra_op_threads
-        self._session: ort.InferenceSession | None = None
-        self._lock = threading.Lock()
+        self._session = Lazy(self._create)
 
     @property
     def name(self) -> str:
@@ -69,22 +69,16 @@ class OnnxModel:
     @property
     def loaded(self) -> bool:
         """Whether the session has been created."""
-        return self._session is not None
+        return self._session.loaded
 
     def load(self) -> None:
         """Create the session if needed. Idempotent and safe to call from many threads."""
-        _ = self.session
+        self._session.load()
 
     @property
     def session(self) -> ort.InferenceSession:
-        """The shared session, created on first access (double-checked under the lock)."""
-        session = self._session
-        if session is not None:
-            return session
-        with self._lock:
-            if self._session is None:
-                self._session = self._create()
-            return self._session
+        """The shared session, created on first access."""
+        return self._session.get()
 
     def _create(self) -> ort.InferenceSession:
         opts = _session_options(self._intra_op_threads)

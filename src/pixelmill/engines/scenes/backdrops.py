@@ -20,9 +20,9 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from pixelmill.engines.scenes import textures as tx
-from pixelmill.engines.scenes.palette import Color, mix, scale
-from pixelmill.engines.scenes.textures import Gray, Rgb
+from pixelmill.engines.runtime import textures as tx
+from pixelmill.engines.runtime.palette import Color, mix, scale
+from pixelmill.engines.runtime.textures import Gray, Rgb
 
 WHITE: Color = (1.0, 1.0, 1.0)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.palette import Color
 from pixelmill.engines.scenes import backdrops as bd
 from pixelmill.engines.scenes.backdrops import Backdrop, Painter
 from pixelmill.engines.scenes.compose import (
@@ -26,7 +27,6 @@ from pixelmill.engines.scenes.compose import (
     layer_from_cutout,
     to_uint8,
 )
-from pixelmill.engines.scenes.palette import Color
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.textures import Gray, Rgb
 from pixelmill.engines.scenes.backdrops import Backdrop
-from pixelmill.engines.scenes.textures import Gray, Rgb
 
 ShadowKind = Literal["floor", "drop", "none"]
 Box = tuple[int, int, int, int]

@@ -9,14 +9,22 @@ shapes (``backdrops.py``), which is what runs offline on a CPU in well under a s
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.background.engine import mask_to_alpha
-from pixelmill.engines.background.segment import U2NETP, salient_mask
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.base import (
+    BaseEngine,
+    EngineError,
+    EngineInputs,
+    EngineResult,
+    ImageArray,
+    OutputImage,
+    PlannedImage,
+)
+from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
 from pixelmill.engines.scenes.catalogue import (
     CATEGORIES,
     MAX_SCENES,
@@ -62,29 +70,52 @@ def prepare_cutout(image: ImageArray) -> tuple[ImageArray, str]:
     return rgba, how
 
 
-class ScenesEngine:
-    """Product-photo scenes: ``num_scenes`` images, each labelled with its scene's name."""
+def _scene_output(cutout: ImageArray, scene_name: str, seed: int, size: int) -> OutputImage:
+    """One scene of a call as an output image labelled with the scene's name."""
+    return OutputImage(render_scene(cutout, scene_name, seed, size), label=scene_name)
+
+
+class ScenesEngine(BaseEngine[ScenesParams]):
+    """Product-photo scenes: ``num_scenes`` images, each labelled with its scene's name.
+
+    A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` cuts the product out and
+    chooses the scenes once; each planned scene renders on its own, to the same pixels as in a
+    whole :meth:`run` (a scene depends only on the cut-out, its name, the seed and the size)."""
 
     name: ClassVar[str] = "scenes"
     Params: ClassVar[type[BaseModel]] = ScenesParams
+    models = (U2NETP,)
 
-    def load(self) -> None:
-        """Load the segmentation model (once per process)."""
-        U2NETP.load()
+    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+        """The scenes of this call, each rendered on demand (raises :class:`EngineError` when
+        no product is found in the image)."""
+        typed = self.typed(params)
+        self.load()
+        planned, _ = self._plan(inputs, typed)
+        return planned
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, ScenesParams)
+    def _plan(self, inputs: EngineInputs, params: ScenesParams) -> tuple[list[PlannedImage], str]:
+        """The planned scenes and how the cut-out was obtained."""
         if params.num_scenes > MAX_SCENES:
             raise EngineError(f"at most {MAX_SCENES} scenes per call")
         cutout, how = prepare_cutout(inputs.image)
-        names = choose_scenes(params.category, params.num_scenes, params.seed)
-        images = [
-            OutputImage(render_scene(cutout, name, params.seed, params.size), label=name)
-            for name in names
+        names = choose_scenes(normalise_category(params.category), params.num_scenes, params.seed)
+        planned = [
+            PlannedImage(
+                position=i,
+                label=name,
+                render=partial(_scene_output, cutout, name, params.seed, params.size),
+            )
+            for i, name in enumerate(names)
         ]
+        return planned, how
+
+    def _run(self, inputs: EngineInputs, params: ScenesParams) -> EngineResult:
+        planned, how = self._plan(inputs, params)
+        images = [scene.render() for scene in planned]
         details: dict[str, Any] = {
             "method": METHOD.format(cutout=how),
-            "scenes": names,
+            "scenes": [scene.label for scene in planned],
             "category": normalise_category(params.category),
             "seed": params.seed,
             "width": params.size,

@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.base import EngineInputs, EngineResult, ImageArray, OutputImage
-from pixelmill.engines.enhance import adjust
+from pixelmill.engines.base import BaseEngine, EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.runtime.colour import merge_alpha, split_alpha
 from pixelmill.engines.style.filters import DESCRIPTIONS, STYLES
 
 StyleName = Literal[
@@ -59,18 +59,14 @@ def apply_style(rgb: ImageArray, style: str, strength: float = 1.0) -> ImageArra
     return np.asarray(out, dtype=np.uint8)
 
 
-class StyleTransferEngine:
+class StyleTransferEngine(BaseEngine[StyleParams]):
     """``style_transfer``: eight classical looks (see ``StyleParams.style``)."""
 
     name: ClassVar[str] = "style_transfer"
     Params: ClassVar[type[BaseModel]] = StyleParams
 
-    def load(self) -> None:
-        """Nothing to load: every style is a classical filter."""
-
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, StyleParams)
-        rgb, alpha = adjust.split_alpha(inputs.image)
+    def _run(self, inputs: EngineInputs, params: StyleParams) -> EngineResult:
+        rgb, alpha = split_alpha(inputs.image)
         out = apply_style(rgb, params.style, params.strength)
         h, w = rgb.shape[:2]
         downscaled = params.style in PAINTERLY and h * w > MAX_WORK_PIXELS
@@ -80,6 +76,4 @@ class StyleTransferEngine:
         if downscaled:
             method += "; rendered at 2 MP and resized back"
         details = {"method": method, "style": params.style, "strength": params.strength}
-        return EngineResult(
-            [OutputImage(adjust.merge_alpha(out, alpha), label=params.style)], details
-        )
+        return EngineResult([OutputImage(merge_alpha(out, alpha), label=params.style)], details)

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.enhance.adjust import from_lab, to_lab
+from pixelmill.engines.runtime.colour import from_lab, to_lab
 
 FloatImage = npt.NDArray[np.float32]
 StyleFilter = Callable[[ImageArray], ImageArray]

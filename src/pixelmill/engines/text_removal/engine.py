@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, OutputImage
+from pixelmill.engines.base import BaseEngine, EngineError, EngineInputs, EngineResult, OutputImage
 from pixelmill.engines.runtime.ocr import Quad, detect_text_boxes, load_ocr, read_text
 from pixelmill.engines.text_removal.mask import box_mask, polygon, stroke_mask
 
@@ -47,18 +47,17 @@ class TextRemovalParams(BaseModel):
     )
 
 
-class TextRemovalEngine:
+class TextRemovalEngine(BaseEngine[TextRemovalParams]):
     """Remove text and text watermarks from an image."""
 
     name: ClassVar[str] = "text_removal"
     Params: ClassVar[type[BaseModel]] = TextRemovalParams
 
-    def load(self) -> None:
+    def _load(self) -> None:
         """Load the OCR models (once per process)."""
         load_ocr()
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, TextRemovalParams)
+    def _run(self, inputs: EngineInputs, params: TextRemovalParams) -> EngineResult:
         image = inputs.image
         if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
             raise EngineError(

@@ -22,7 +22,14 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.base import EngineError, EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.base import (
+    BaseEngine,
+    EngineError,
+    EngineInputs,
+    EngineResult,
+    ImageArray,
+    OutputImage,
+)
 from pixelmill.engines.upscale import classical, learned
 
 Quality = Literal["fast", "balanced", "high"]
@@ -168,19 +175,18 @@ class UpscaleParams(BaseModel):
     )
 
 
-class UpscaleEngine:
+class UpscaleEngine(BaseEngine[UpscaleParams]):
     """Upscale an image ×2, ×4 or ×8; RGBA stays RGBA."""
 
     name: ClassVar[str] = "upscale"
     Params: ClassVar[type[BaseModel]] = UpscaleParams
 
-    def load(self) -> None:
+    def _load(self) -> None:
         """Load whatever the configured methods need (the classical ones need nothing)."""
         for method in METHODS.values():
             method.load()
 
-    def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
-        assert isinstance(params, UpscaleParams)
+    def _run(self, inputs: EngineInputs, params: UpscaleParams) -> EngineResult:
         image = inputs.image
         if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
             raise EngineError(

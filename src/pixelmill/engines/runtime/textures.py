@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from pixelmill.engines.scenes.palette import Color
+from pixelmill.engines.runtime.palette import Color
 
 Gray = npt.NDArray[np.float32]
 """An ``(H, W)`` float32 field."""

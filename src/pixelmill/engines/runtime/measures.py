@@ -1,4 +1,4 @@
-"""No-reference image measurements shared by the analyzer and the enhancer.
+"""No-reference image measurements shared by the analyzer, the enhancer and unblur.
 
 Each function takes an RGB uint8 image (or its luminance) and returns a plain number with a
 documented scale, so that callers can turn it into words (analysis) or a score (enhancement).

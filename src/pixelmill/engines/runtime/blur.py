@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from pixelmill.engines.analyze.measures import noise_sigma
+from pixelmill.engines.runtime.measures import noise_sigma
 
 FloatImage = npt.NDArray[np.float32]
 
