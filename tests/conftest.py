@@ -21,6 +21,7 @@ from pixelmill.app import create_app
 from pixelmill.config import Settings
 from pixelmill.db.migrate import upgrade
 from pixelmill.resources import Resources, build_resources
+from pixelmill.worker import wire
 from tests.support import PG_URL, client_for, require_service
 
 TEST_SECRET = "test-secret-" + "x" * 40
@@ -78,7 +79,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def resources(settings: Settings) -> Iterator[Resources]:
-    res = build_resources(settings)
+    res = wire(build_resources(settings))
     yield res
     res.close()
 

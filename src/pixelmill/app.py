@@ -23,6 +23,7 @@ from pixelmill.db.migrate import current_revision, head_revision
 from pixelmill.errors import AppError
 from pixelmill.openapi import to_openapi_303
 from pixelmill.resources import Resources, build_resources
+from pixelmill.worker import wire
 
 log = logging.getLogger("pixelmill")
 
@@ -168,7 +169,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     """Build the application. Migrations are a separate step (``pixelmill migrate``; ``serve``
     runs it first on the embedded default), never done at import or app creation."""
     settings = settings or Settings()
-    res = resources or build_resources(settings)
+    res = wire(resources or build_resources(settings))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

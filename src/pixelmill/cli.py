@@ -71,7 +71,7 @@ def worker(
     ] = None,
 ) -> None:
     """Run a Celery worker (PIXELMILL_QUEUE=celery, PIXELMILL_REDIS_URL) for jobs and webhooks."""
-    from pixelmill.queue.celery import run_worker
+    from pixelmill.worker import run_worker
 
     run_worker(_settings(), concurrency)
 

@@ -38,11 +38,6 @@ class Unauthorized(AppError):
         self.headers = {"WWW-Authenticate": "Bearer"}
 
 
-class Forbidden(AppError):
-    status_code = 403
-    code = "FORBIDDEN"
-
-
 class InsufficientCredits(AppError):
     status_code = 402
     code = "INSUFFICIENT_CREDITS"
@@ -72,8 +67,3 @@ class RateLimited(AppError):
     def __init__(self, message: str, retry_after: int, headers: dict[str, str]) -> None:
         super().__init__(message)
         self.headers = {**headers, "Retry-After": str(max(1, retry_after))}
-
-
-class ServiceUnavailable(AppError):
-    status_code = 503
-    code = "UNAVAILABLE"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -115,7 +115,7 @@ class Attempt:
 
 def begin(db: Database, user_id: int, header: str | None, endpoint: str, body: Any) -> Attempt:
     """Look the key up in a short read-only transaction (nothing is locked while the request
-    then decodes images)."""
+    then decodes images). Blocking: async callers run it in a thread."""
     if header is None:
         return Attempt(user_id, None, endpoint, "", None)
     key = check_key(header)
@@ -123,3 +123,13 @@ def begin(db: Database, user_id: int, header: str | None, endpoint: str, body: A
     with db.read() as session:
         stored = lookup(session, user_id, key, digest)
     return Attempt(user_id, key, endpoint, digest, stored)
+
+
+def expire(session: Session) -> int:
+    """Delete records older than the TTL (the maintenance sweep). Returns how many."""
+    gone = session.execute(
+        delete(IdempotencyKey)
+        .where(IdempotencyKey.created_at < utcnow() - TTL)
+        .returning(IdempotencyKey.id)
+    ).all()
+    return len(gone)

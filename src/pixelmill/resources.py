@@ -1,17 +1,25 @@
-"""The live backends, built once at startup and passed to whoever needs them (no globals)."""
+"""The live backends, built once at startup and passed to whoever needs them (no globals).
+
+This module builds backends only; it knows no task and no domain logic. The wiring
+(:mod:`pixelmill.worker`, used by ``app.py`` and ``pixelmill worker``) binds the tasks to the
+queue and the sweeps to the maintenance thread."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from pixelmill.config import Settings
 from pixelmill.db.session import Database
+from pixelmill.engines.base import Engine
 from pixelmill.engines.registry import build_engines
+from pixelmill.jobs.service import JobBackends
+from pixelmill.operations.inputs import InputReader
 from pixelmill.operations.pipeline import Pipeline
-from pixelmill.queue import TaskQueue
+from pixelmill.queue.base import BindableQueue
+from pixelmill.queue.factory import build_queue
 from pixelmill.ratelimit.limiter import RateLimiter
 from pixelmill.storage import LocalStorage, ObjectStorage, UrlSigner
 
@@ -59,14 +67,27 @@ class Resources:
     limiter: RateLimiter
     storage: ObjectStorage
     signer: UrlSigner
+    engines: Mapping[str, Engine]
     pipeline: Pipeline
     maintenance: Maintenance
-    queue: TaskQueue
+    queue: BindableQueue
     library_storage: ObjectStorage
+    jobs: JobBackends = field(init=False)
+    wired: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self.jobs = JobBackends(
+            db=self.db, queue=self.queue, signer=self.signer, inputs=self.library_storage
+        )
 
     @property
     def secret(self) -> str:
         return self.settings.resolved_secret_key
+
+    @property
+    def inputs(self) -> InputReader:
+        """Reads, decodes and validates input images within the plan's limits."""
+        return self.pipeline.inputs
 
     def start(self) -> None:
         """Start background work (called by the app's lifespan)."""
@@ -80,29 +101,22 @@ class Resources:
 
 
 def build_resources(settings: Settings) -> Resources:
+    """Build every backend the settings ask for. Nothing runs yet: the wiring binds the tasks
+    (:func:`pixelmill.worker.wire`) and the lifespan starts the maintenance thread."""
     db = Database(settings.resolved_database_url)
     storage = LocalStorage(settings.storage_dir)
     signer = UrlSigner(settings.resolved_secret_key, settings.result_ttl_hours * 3600)
-    pipeline = Pipeline(settings, db, storage, signer, build_engines())
-    maintenance = Maintenance(settings.sweep_interval_seconds)
-    maintenance.tasks.append(pipeline.sweep)
-    from pixelmill.jobs.sweeper import sweep as sweep_jobs
-    from pixelmill.jobs.tasks import run_task
-    from pixelmill.queue.factory import build_queue
-
-    queue = build_queue(settings)
-    resources = Resources(
+    engines = build_engines()
+    return Resources(
         settings=settings,
         db=db,
         limiter=RateLimiter(settings.ratelimit_storage, settings.enterprise_requests_per_minute),
         storage=storage,
         signer=signer,
-        pipeline=pipeline,
-        maintenance=maintenance,
-        queue=queue,
+        engines=engines,
+        pipeline=Pipeline(settings, db, storage, signer, engines),
+        maintenance=Maintenance(settings.sweep_interval_seconds),
+        queue=build_queue(settings),
         # Library images (products, job inputs) outlive results: a store of their own.
         library_storage=LocalStorage(settings.data_dir / "library"),
     )
-    queue.bind(lambda task, args: run_task(resources, task, args))
-    maintenance.tasks.append(lambda: sweep_jobs(resources))
-    return resources

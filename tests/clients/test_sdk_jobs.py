@@ -21,6 +21,7 @@ import pytest
 from pixelmill.app import create_app
 from pixelmill.config import Settings
 from pixelmill.resources import build_resources
+from pixelmill.worker import wire
 from tests.images import png_bytes
 from tests.jobs.helpers import job_settings
 from tests.queue.workers import celery_workers
@@ -77,7 +78,7 @@ def check(out: Any) -> None:
 
 def test_sdk_generate_scenes_inline(database_url: str, tmp_path: Path) -> None:
     settings = job_settings(database_url, tmp_path / "data")
-    resources = build_resources(settings)
+    resources = wire(build_resources(settings))
     try:
         acct = make_account(resources, credits=10)
         image = tmp_path / "bottle.png"
@@ -100,7 +101,7 @@ def test_sdk_generate_scenes_celery(database_url: str, tmp_path: Path) -> None:
         redis_url=REDIS_URL,
         celery_queue=f"pixelmill-test-{uuid.uuid4().hex[:8]}",
     )
-    resources = build_resources(settings)
+    resources = wire(build_resources(settings))
     try:
         acct = make_account(resources, credits=10)
         image = tmp_path / "bottle.png"
@@ -152,7 +153,7 @@ def test_mcp_library_and_scene_job(database_url: str, tmp_path: Path) -> None:
     from tests.clients.harness import run_client
 
     settings = job_settings(database_url, tmp_path / "data")
-    resources = build_resources(settings)
+    resources = wire(build_resources(settings))
     try:
         acct = make_account(resources, credits=10)
         image = tmp_path / "serum.png"

@@ -14,9 +14,10 @@ from sqlalchemy import update
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Job
 from pixelmill.jobs import lifecycle, service
-from pixelmill.jobs.runner import run_job
-from pixelmill.jobs.sweeper import sweep_jobs
+from pixelmill.jobs.service import Claim, LostClaim
 from pixelmill.resources import Resources
+from pixelmill.worker import scene_runner
+from pixelmill.worker import sweep as sweep_jobs
 from tests.jobs.helpers import (
     held_reservations,
     ledger_consistent,
@@ -36,13 +37,37 @@ def test_transition_table() -> None:
         lifecycle.move_batch(None, "x", ["completed"], "pending")  # type: ignore[arg-type]
 
 
+def run_job(resources: Resources, job_id: str) -> str | None:
+    return scene_runner(resources).run(job_id)
+
+
+def claim(resources: Resources, job_id: str, lease: float) -> Claim | None:
+    with resources.db.transaction() as session:
+        return service.claim(session, job_id, lease)
+
+
+def record(resources: Resources, run: Claim, position: int, scene: str, key: str) -> bool:
+    """One delivered result in its own transaction, as the runner records it."""
+    try:
+        with resources.db.transaction() as session:
+            service.record_result(session, run, position, scene, key, 60.0)
+    except LostClaim:
+        return False
+    return True
+
+
+def finish(resources: Resources, run: Claim) -> str | None:
+    with resources.db.transaction() as session:
+        return service.finish(session, resources.jobs, run)
+
+
 def _create(client: TestClient, resources: Resources, acct: Account, n: int) -> str:
     """A job row as the API writes it, without a queue: the test plays the worker."""
     product = upload_product(client, acct)
     with resources.db.transaction() as session:
         job, _ = service.create_scene_job(
             session,
-            resources,
+            resources.jobs,
             user_id=acct.id,
             input_key=f"products/{product['uuid']}.png",
             count=n,
@@ -71,10 +96,10 @@ def test_stale_run_cannot_write_and_sweeper_resumes(
     job_id = _create(client, resources, acct, 3)
     lease = 60.0
     # A worker claims the job, delivers one scene, then dies.
-    dead = service.claim(resources.db, job_id, lease)
+    dead = claim(resources, job_id, lease)
     assert dead is not None and dead.token == 1
-    assert service.claim(resources.db, job_id, lease) is None
-    assert service.record_result(resources.db, dead, 0, "studio", "results/x.jpg", lease)
+    assert claim(resources, job_id, lease) is None
+    assert record(resources, dead, 0, "studio", "results/x.jpg")
     with resources.db.transaction() as session:
         session.execute(
             update(Job).where(Job.id == job_id).values(lease_expires_at=utcnow() - timedelta(1))
@@ -86,8 +111,8 @@ def test_stale_run_cannot_write_and_sweeper_resumes(
     assert job["credits_used"] == 3 and len(job["results"]) == 3
     assert job["results"][0]["scene"] == "studio"  # the dead run's delivery was kept
     # The dead run wakes up: its token is stale, it can write nothing.
-    assert not service.record_result(resources.db, dead, 1, "late", "results/y.jpg", lease)
-    assert service.finish(resources, dead) is None
+    assert not record(resources, dead, 1, "late", "results/y.jpg")
+    assert finish(resources, dead) is None
     assert balance_of(resources, acct.id) == 7
     assert held_reservations(resources, acct.id) == 0
     assert ledger_consistent(resources, acct.id)
@@ -96,9 +121,9 @@ def test_stale_run_cannot_write_and_sweeper_resumes(
 def test_sweeper_fails_a_job_after_max_attempts(client: TestClient, resources: Resources) -> None:
     acct = make_account(resources, credits=10)
     job_id = _create(client, resources, acct, 4)
-    claim = service.claim(resources.db, job_id, 60)
-    assert claim is not None
-    assert service.record_result(resources.db, claim, 0, "studio", "results/z.jpg", 60)
+    run = claim(resources, job_id, 60)
+    assert run is not None
+    assert record(resources, run, 0, "studio", "results/z.jpg")
     with resources.db.transaction() as session:
         session.execute(
             update(Job)

@@ -146,6 +146,9 @@ class _FailingEngine:
     def load(self) -> None:
         return
 
+    def validate(self, params: BaseModel) -> None:
+        return
+
     def run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
         raise EngineError("this engine rejects every image")
 

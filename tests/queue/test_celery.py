@@ -15,8 +15,9 @@ from fastapi.testclient import TestClient
 
 from pixelmill.app import create_app
 from pixelmill.config import Settings
-from pixelmill.jobs.sweeper import sweep_jobs
 from pixelmill.resources import Resources, build_resources
+from pixelmill.worker import sweep as sweep_jobs
+from pixelmill.worker import wire
 from tests.jobs.helpers import (
     b64_png,
     get_json,
@@ -57,7 +58,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def resources(settings: Settings) -> Iterator[Resources]:
-    res = build_resources(settings)
+    res = wire(build_resources(settings))
     yield res
     res.close()
 

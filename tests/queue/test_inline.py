@@ -18,7 +18,7 @@ from tests.support import wait_until
 def test_dispatch_waits_for_commit_and_drops_on_rollback(resources: Resources) -> None:
     ran: list[tuple[str, tuple[str, ...]]] = []
     queue = InlineQueue(2)
-    queue.bind(lambda task, args: ran.append((task, args)))
+    queue.bind(lambda task, args: ran.append((task, args)), [])
     try:
         with resources.db.transaction() as session:
             session.get(User, 1)
@@ -56,7 +56,7 @@ def test_pool_is_bounded_and_delays_are_honoured() -> None:
             done.append(time.monotonic())
 
     queue = InlineQueue(2)
-    queue.bind(runner)
+    queue.bind(runner, [])
     try:
         for _ in range(5):
             queue.enqueue("block")

@@ -168,7 +168,8 @@ def test_job_failed_event_carries_the_error(client: TestClient, resources: Resou
 
 
 def test_delivery_gives_up_after_max_attempts(client: TestClient, resources: Resources) -> None:
-    from pixelmill.webhooks.delivery import deliver, emit
+    from pixelmill.webhooks.delivery import emit
+    from pixelmill.webhooks.tasks import deliver
 
     acct = make_account(resources, credits=1)
     attempts = resources.settings.webhook_max_attempts
@@ -185,4 +186,5 @@ def test_delivery_gives_up_after_max_attempts(client: TestClient, resources: Res
 
         assert wait_until(status, timeout=60) == "failed"
         assert len(rx.snapshot()) == attempts
-    assert deliver(resources, delivery_id) is None  # settled: nothing more is sent
+    # Settled: nothing more is sent.
+    assert deliver(resources.db, resources.queue, resources.settings, delivery_id) is None

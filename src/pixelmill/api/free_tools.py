@@ -7,28 +7,43 @@ price instead (the MCP docstrings promise "unlimited with a token")."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from pixelmill.accounts import service as accounts
+from pixelmill.accounts.security import API_KEY_PREFIX
 from pixelmill.api.deps import Res, client_ip
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import User
 from pixelmill.errors import RateLimited
-from pixelmill.operations.pipeline import ImageSource, Outcome
+from pixelmill.operations.inputs import ImageSource
+from pixelmill.operations.pipeline import Outcome
+from pixelmill.operations.schemas import (
+    FreeRemaining,
+    FreeToolAnalysisResult,
+    FreeToolImageResult,
+)
 from pixelmill.ratelimit.limiter import LimitState
+from pixelmill.resources import Resources
 
 router = APIRouter(prefix="/api/free-tools", tags=["free tools"])
 
 
-def _optional_user(request: Request, resources: Res) -> User | None:
+async def _optional_user(request: Request, resources: Res) -> User | None:
+    """The account of a valid API key, if one is sent; ``None`` otherwise (no error: the
+    caller is then anonymous). The lookup reads the database, so it runs in a thread."""
     auth = request.headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")
-    if scheme.lower() != "bearer" or not token.startswith("pk_live_"):
+    if scheme.lower() != "bearer" or not token.startswith(API_KEY_PREFIX):
         return None
+    return await asyncio.to_thread(_user_for_key, resources, token.strip())
+
+
+def _user_for_key(resources: Resources, token: str) -> User | None:
     with resources.db.read() as session:
-        return accounts.user_for_api_key(session, resources.secret, token.strip())
+        return accounts.user_for_api_key(session, resources.secret, token)
 
 
 async def _run_free(
@@ -38,8 +53,8 @@ async def _run_free(
     params: dict[str, Any],
     request: Request,
     resources: Res,
-) -> tuple[Outcome, int | str]:
-    user = _optional_user(request, resources)
+) -> tuple[Outcome, FreeRemaining]:
+    user = await _optional_user(request, resources)
     ip = client_ip(request)
     per_day = resources.settings.free_tool_daily_limit
     if user is None:
@@ -65,30 +80,17 @@ async def _run_free(
     return outcome, state.remaining
 
 
-def _image_body(outcome: Outcome, remaining: int | str) -> dict[str, Any]:
-    primary = outcome.primary
-    assert primary is not None
-    return {
-        "success": True,
-        "image_url": primary.url,
-        "remaining": remaining,
-        "original_size": f"{outcome.input.width}x{outcome.input.height}",
-        "new_size": f"{primary.width}x{primary.height}",
-        "processing_time": outcome.processing_time,
-        "details": outcome.details,
-    }
-
-
 FreeImage = Annotated[UploadFile, File(description="JPEG, PNG or WebP")]
 
 
 @router.post("/background-remover/generate")
-async def background_remover(image: FreeImage, request: Request, resources: Res) -> dict[str, Any]:
+async def background_remover(
+    image: FreeImage, request: Request, resources: Res
+) -> FreeToolImageResult:
     """Remove the background (transparent PNG). Free: 3 per day per IP."""
-    outcome, remaining = await _run_free(
-        "background-remover", "background_removal", image, {}, request, resources
+    return FreeToolImageResult.from_outcome(
+        *await _run_free("background-remover", "background_removal", image, {}, request, resources)
     )
-    return _image_body(outcome, remaining)
 
 
 @router.post("/image-upscaler/generate")
@@ -97,42 +99,28 @@ async def image_upscaler(
     request: Request,
     resources: Res,
     scale: Annotated[Literal["2", "4"], Form()] = "2",
-) -> dict[str, Any]:
+) -> FreeToolImageResult:
     """Upscale 2x or 4x. Free: 3 per day per IP."""
-    outcome, remaining = await _run_free(
-        "image-upscaler",
-        "upscale",
-        image,
-        {"scale": int(scale), "quality": "balanced"},
-        request,
-        resources,
+    params = {"scale": int(scale), "quality": "balanced"}
+    return FreeToolImageResult.from_outcome(
+        *await _run_free("image-upscaler", "upscale", image, params, request, resources)
     )
-    return _image_body(outcome, remaining)
 
 
 @router.post("/text-remover/generate")
-async def text_remover(image: FreeImage, request: Request, resources: Res) -> dict[str, Any]:
+async def text_remover(image: FreeImage, request: Request, resources: Res) -> FreeToolImageResult:
     """Remove text and watermarks. Free: 3 per day per IP."""
-    outcome, remaining = await _run_free(
-        "text-remover", "text_removal", image, {}, request, resources
+    return FreeToolImageResult.from_outcome(
+        *await _run_free("text-remover", "text_removal", image, {}, request, resources)
     )
-    return _image_body(outcome, remaining)
 
 
 @router.post("/image-analyzer/analyze")
-async def image_analyzer(image: FreeImage, request: Request, resources: Res) -> dict[str, Any]:
+async def image_analyzer(
+    image: FreeImage, request: Request, resources: Res
+) -> FreeToolAnalysisResult:
     """Analyse an image: objects we can detect, colours, text, composition, quality, mood,
     description and alt text. Free: 3 per day per IP."""
-    outcome, remaining = await _run_free("image-analyzer", "analyze", image, {}, request, resources)
-    return {
-        "success": True,
-        "analysis": outcome.details,
-        "image_metadata": {
-            "width": outcome.input.width,
-            "height": outcome.input.height,
-            "format": outcome.input.format.upper(),
-            "file_size_kb": round(outcome.input.bytes_in / 1024, 1),
-        },
-        "remaining": remaining,
-        "processing_time": outcome.processing_time,
-    }
+    return FreeToolAnalysisResult.from_outcome(
+        *await _run_free("image-analyzer", "analyze", image, {}, request, resources)
+    )

@@ -7,7 +7,6 @@ image-to-image 15) apply here on top of the plan's limits."""
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Annotated, Any, Literal
 
@@ -16,8 +15,8 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from pixelmill.api.deps import ApiKeyUser, Res, publish_limits
 from pixelmill.api.rendering import public_base_url
 from pixelmill.errors import AppError, InvalidInput
-from pixelmill.imaging import content_type
-from pixelmill.operations.pipeline import ImageSource
+from pixelmill.operations.inputs import ImageSource
+from pixelmill.operations.schemas import ProcessImageToImageResult, ProcessResult
 
 router = APIRouter(tags=["process"])
 
@@ -39,7 +38,7 @@ async def process(
     parameters: Annotated[
         str | None, Form(description='image_to_image: JSON {"prompt": ..., "strength": 0..1}')
     ] = None,
-) -> dict[str, Any]:
+) -> ProcessResult | ProcessImageToImageResult:
     """Process one image. Background removal 1 credit, upscale 1 (8x: 2), text removal 1,
     image-to-image 2."""
     if processing_type not in PROCESSING_TYPES:
@@ -64,70 +63,42 @@ async def process(
     base = public_base_url(request, resources)
 
     if processing_type == "image_to_image":
-        try:
-            params = json.loads(parameters or "{}")
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"parameters is not valid JSON: {exc.msg}") from exc
-        if not isinstance(params, dict) or not params.get("prompt"):
-            raise InvalidInput('parameters must be a JSON object with a "prompt"')
         outcome = await resources.pipeline.run(
             "image_to_image",
             source,
-            {"prompt": params["prompt"], "strength": params.get("strength", 0.75)},
+            _image_to_image_params(parameters),
             user=user,
             surface="process",
             base_url=base,
             keep_primary_bytes=True,
         )
-        primary = outcome.primary
-        assert primary is not None
-        assert outcome.primary_bytes is not None
-        data_uri = (
-            f"data:{content_type(primary.format)};base64,"
-            + base64.b64encode(outcome.primary_bytes).decode()
-        )
-        return {
-            "processing_id": outcome.processing_id,
-            "status": "completed",
-            "processing_type": processing_type,
-            "result_image_url": data_uri,
-            "result_url": primary.url,
-            "processing_time": outcome.processing_time,
-            "credits_used": outcome.credits_used,
-            "credits_remaining": outcome.credits_remaining,
-            "details": outcome.details,
-        }
+        return ProcessImageToImageResult.from_outcome(outcome)
 
-    operation = processing_type
-    params_map: dict[str, Any] = {}
+    params: dict[str, Any] = {}
     fmt: Literal["png", "webp"] | None = None
     if processing_type == "background_removal":
         fmt = output_format or "png"
     elif processing_type == "upscale":
-        params_map = {"scale": scale, "quality": "balanced", "face_enhance": face_enhance}
+        params = {"scale": scale, "quality": "balanced", "face_enhance": face_enhance}
     outcome = await resources.pipeline.run(
-        operation,
+        processing_type,
         source,
-        params_map,
+        params,
         user=user,
         surface="process",
         base_url=base,
         output_format=fmt,
         quality=quality,
     )
-    primary = outcome.primary
-    assert primary is not None
-    return {
-        "success": True,
-        "processing_id": outcome.processing_id,
-        "result_url": primary.url,
-        "credits_used": outcome.credits_used,
-        "credits_remaining": outcome.credits_remaining,
-        "processing_time": outcome.processing_time,
-        "metadata": {
-            "original_size": [outcome.input.width, outcome.input.height],
-            "result_size": [primary.width, primary.height],
-            "format": primary.format,
-        },
-        "details": outcome.details,
-    }
+    return ProcessResult.from_outcome(outcome)
+
+
+def _image_to_image_params(parameters: str | None) -> dict[str, Any]:
+    """The ``parameters`` form field: a JSON object with a ``prompt`` (and a ``strength``)."""
+    try:
+        params = json.loads(parameters or "{}")
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"parameters is not valid JSON: {exc.msg}") from exc
+    if not isinstance(params, dict) or not params.get("prompt"):
+        raise InvalidInput('parameters must be a JSON object with a "prompt"')
+    return {"prompt": params["prompt"], "strength": params.get("strength", 0.75)}

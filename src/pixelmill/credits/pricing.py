@@ -1,5 +1,5 @@
 """Prices in credits, as the spec and the clients state them. The operation catalog reads these;
-``GET /api/credits/pricing`` publishes them."""
+``GET /api/credits/pricing`` publishes them (:func:`published_prices`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,23 @@ OPERATION_PRICES: dict[str, int] = {
     "product_upload": 0,
 }
 
+UPSCALE_SCALES = (2, 4, 8)
+
 
 def upscale_price(scale: int) -> int:
     """2x and 4x cost 1 credit, 8x costs 2."""
     return 2 if scale >= 8 else 1
+
+
+def scenes_price(num_scenes: int) -> int:
+    """A scenes job costs ``OPERATION_PRICES["scene"]`` per scene."""
+    return num_scenes * OPERATION_PRICES["scene"]
+
+
+def published_prices() -> dict[str, int]:
+    """The price list of ``GET /api/credits/pricing``: every flat price, then each upscale
+    factor as ``upscale_<n>x``."""
+    return {
+        **OPERATION_PRICES,
+        **{f"upscale_{scale}x": upscale_price(scale) for scale in UPSCALE_SCALES},
+    }

@@ -37,8 +37,9 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
 
-# Sync endpoints run in AnyIO's thread pool (40 threads by default), plus the engine pool and
-# job workers: the connection pool must not be the smaller one.
+# Sync endpoints run in AnyIO's thread pool (PIXELMILL_SYNC_THREADS, 8 by default), plus the
+# engine pool, job workers and the maintenance thread: the connection pool must never be the
+# smaller one, and 40 leaves room for raised settings.
 POOL_SIZE = 40
 POOL_OVERFLOW = 20
 

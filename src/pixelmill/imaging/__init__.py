@@ -25,7 +25,7 @@ from pixelmill.imaging.encode import (
     flatten_on_white,
     normalize_format,
 )
-from pixelmill.imaging.errors import ImageInputError
+from pixelmill.imaging.errors import SUPPORTED_FORMAT_NAMES, ImageInputError
 from pixelmill.imaging.fetch import (
     FetchPolicy,
     check_url_allowed,
@@ -37,6 +37,7 @@ from pixelmill.imaging.fetch import (
 
 __all__ = [
     "MAX_DIMENSION",
+    "SUPPORTED_FORMAT_NAMES",
     "DecodedImage",
     "FetchPolicy",
     "ImageInputError",

@@ -33,8 +33,13 @@ from __future__ import annotations
 
 from typing import Final
 
-SUPPORTED_FORMATS_TEXT: Final = "JPEG, PNG and WebP"
-"""How user-facing messages name the input formats we accept."""
+SUPPORTED_FORMAT_NAMES: Final = ("JPEG", "PNG", "WebP")
+"""The input formats we accept, as user-facing messages name them (the one list of them)."""
+
+SUPPORTED_FORMATS_TEXT: Final = (
+    ", ".join(SUPPORTED_FORMAT_NAMES[:-1]) + " and " + SUPPORTED_FORMAT_NAMES[-1]
+)
+"""The accepted formats in a sentence: ``JPEG, PNG and WebP``."""
 
 _DEFAULT_STATUS: Final[dict[str, int]] = {
     "EMPTY_INPUT": 400,

@@ -8,21 +8,24 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.models import Batch, Job, JobResult
 from pixelmill.errors import Conflict, NotFound
 from pixelmill.jobs import lifecycle, service
-from pixelmill.jobs.lifecycle import COMPLETED, FAILED, PENDING, PROCESSING, QUEUED
-from pixelmill.jobs.service import iso, new_id
-
-if TYPE_CHECKING:
-    from pixelmill.resources import Resources
-    from pixelmill.storage import UrlSigner
+from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, FAILED, PENDING, PROCESSING
+from pixelmill.jobs.schemas import (
+    BatchImageResult,
+    BatchImageStatus,
+    BatchListItem,
+    BatchProgress,
+    BatchStatus,
+)
+from pixelmill.jobs.service import JobBackends, new_id, scene_price
+from pixelmill.storage import UrlSigner
 
 CANCELLED_ERROR = "cancelled"
 
@@ -34,9 +37,14 @@ class BatchItem:
     category: str
 
 
+def _owned_batches(user_id: int) -> Select[Batch]:
+    """Every read of batches starts here: another account's batch is never found."""
+    return select(Batch).where(Batch.user_id == user_id)
+
+
 def create_batch(
     session: Session,
-    resources: Resources,
+    backends: JobBackends,
     *,
     user_id: int,
     items: Sequence[BatchItem],
@@ -44,10 +52,11 @@ def create_batch(
     base_url: str,
     webhook_url: str | None,
 ) -> tuple[Batch, int]:
-    """Reserve ``len(items) * per_item`` credits, write the batch and its item jobs
-    (``pending``), dispatch them after commit. Returns the batch and the balance left."""
+    """Reserve the price of ``len(items) * per_item`` scenes, write the batch and its item
+    jobs (``pending``), dispatch them after commit. Returns the batch and the balance left."""
     batch_id = new_id("batch")
-    total = len(items) * per_item
+    per_item_price = scene_price(per_item)
+    total = len(items) * per_item_price
     reservation = ledger.reserve(session, user_id, total, f"batch:{batch_id}")
     batch = Batch(
         id=batch_id,
@@ -77,7 +86,7 @@ def create_batch(
             category=item.category,
             images_to_generate=per_item,
             seed=secrets.randbelow(2**31),
-            credits_reserved=per_item,
+            credits_reserved=per_item_price,
             credits_used=0,
             reservation_id=None,
             webhook_url=None,
@@ -86,12 +95,12 @@ def create_batch(
         session.add(job)
         job_ids.append(job.id)
     session.flush()
-    service.dispatch_after_commit(session, resources.db, resources.queue, job_ids)
+    service.dispatch_after_commit(session, backends, job_ids)
     return batch, ledger.balance(session, user_id)
 
 
 def get_batch(session: Session, user_id: int, batch_id: str, lock: bool = False) -> Batch:
-    stmt = select(Batch).where(Batch.id == batch_id, Batch.user_id == user_id)
+    stmt = _owned_batches(user_id).where(Batch.id == batch_id)
     if lock:
         stmt = stmt.with_for_update()
     batch = session.scalar(stmt)
@@ -103,7 +112,7 @@ def get_batch(session: Session, user_id: int, batch_id: str, lock: bool = False)
 def list_batches(
     session: Session, user_id: int, limit: int, offset: int, status: str | None
 ) -> Sequence[Batch]:
-    stmt = select(Batch).where(Batch.user_id == user_id)
+    stmt = _owned_batches(user_id)
     if status:
         stmt = stmt.where(Batch.status == status)
     return session.scalars(
@@ -111,7 +120,7 @@ def list_batches(
     ).all()
 
 
-def cancel_batch(session: Session, resources: Resources, user_id: int, batch_id: str) -> Batch:
+def cancel_batch(session: Session, backends: JobBackends, user_id: int, batch_id: str) -> Batch:
     """Cancel a ``pending`` or ``processing`` batch: its active items fail with error
     ``cancelled`` (a running item stops at its next scene; what it delivered stays delivered
     and charged), the unused credits come back, the batch is ``completed`` and ``cancelled``."""
@@ -121,30 +130,23 @@ def cancel_batch(session: Session, resources: Resources, user_id: int, batch_id:
             f"Batch is {batch.status}; only a pending or processing batch can be cancelled"
         )
     active = session.scalars(
-        select(Job.id).where(
-            Job.batch_id == batch_id, Job.status.in_([PENDING, QUEUED, PROCESSING])
-        )
+        select(Job.id).where(Job.batch_id == batch_id, Job.status.in_(ACTIVE))
     ).all()
     for job_id in active:
         if lifecycle.move_job(
-            session,
-            job_id,
-            [PENDING, QUEUED, PROCESSING],
-            FAILED,
-            error=CANCELLED_ERROR,
-            lease_expires_at=None,
+            session, job_id, ACTIVE, FAILED, error=CANCELLED_ERROR, lease_expires_at=None
         ):
             job = session.get(Job, job_id)
             assert job is not None
-            service.discard_input_after_commit(session, resources, job)
+            service.discard_input_after_commit(session, backends.inputs, job)
     session.flush()
-    service.finish_batch(session, resources, batch, cancelled=True)
+    service.finish_batch(session, backends, batch, cancelled=True)
     session.flush()
     session.refresh(batch)
     return batch
 
 
-def batch_counts(session: Session, batch_id: str) -> dict[str, int]:
+def batch_progress(session: Session, batch_id: str) -> BatchProgress:
     rows = session.execute(
         select(Job.status, func.count()).where(Job.batch_id == batch_id).group_by(Job.status)
     ).all()
@@ -152,70 +154,47 @@ def batch_counts(session: Session, batch_id: str) -> dict[str, int]:
     done = by_status.get(COMPLETED, 0)
     failed = by_status.get(FAILED, 0)
     total = sum(by_status.values())
-    return {"completed": done, "failed": failed, "pending": total - done - failed, "total": total}
+    return BatchProgress(completed=done, failed=failed, pending=total - done - failed, total=total)
 
 
-def batch_view(
-    session: Session, batch: Batch, signer: UrlSigner, base_url: str, include_images: bool
-) -> dict[str, Any]:
-    """The batch status body of ``GET /api/v2/batches/{batch_id}``."""
-    body: dict[str, Any] = {
-        "batch_id": batch.id,
-        "status": batch.status,
-        "cancelled": batch.cancelled,
-        "progress": batch_counts(session, batch.id),
-        "total_images": batch.total_images,
-        "images_per_product": batch.images_per_product,
-        "credits_reserved": batch.credits_reserved,
-        "credits_used": batch.credits_used,
-        "created_at": iso(batch.created_at),
-        "started_at": iso(batch.started_at),
-        "completed_at": iso(batch.completed_at),
-        "images": [],
-    }
+def _images(
+    session: Session, signer: UrlSigner, batch: Batch, base_url: str
+) -> list[BatchImageStatus]:
+    jobs = session.scalars(
+        select(Job).where(Job.batch_id == batch.id).order_by(Job.created_at, Job.id)
+    ).all()
+    base = base_url.rstrip("/")
+    results: dict[str, list[BatchImageResult]] = {j.id: [] for j in jobs}
+    for r in session.scalars(
+        select(JobResult)
+        .join(Job, Job.id == JobResult.job_id)
+        .where(Job.batch_id == batch.id)
+        .order_by(JobResult.position)
+    ):
+        results[r.job_id].append(BatchImageResult(scene=r.scene, url=base + signer.path_for(r.key)))
+    return [
+        BatchImageStatus(
+            id=j.item_ref, job_id=j.id, status=j.status, error=j.error, results=results[j.id]
+        )
+        for j in jobs
+    ]
+
+
+def batch_status(
+    session: Session, signer: UrlSigner, batch: Batch, base_url: str, include_images: bool
+) -> BatchStatus:
+    """The body of ``GET /api/v2/batches/{batch_id}``."""
+    live: dict[str, int] = {}
     if batch.status != COMPLETED:
         # Live count while items are still delivering.
-        body["credits_used"] = int(
-            session.scalar(
-                select(func.coalesce(func.sum(Job.credits_used), 0)).where(Job.batch_id == batch.id)
-            )
-            or 0
-        )
-    if include_images:
-        jobs = session.scalars(
-            select(Job).where(Job.batch_id == batch.id).order_by(Job.created_at, Job.id)
-        ).all()
-        base = base_url.rstrip("/")
-        results: dict[str, list[dict[str, Any]]] = {j.id: [] for j in jobs}
-        for r in session.scalars(
-            select(JobResult)
-            .join(Job, Job.id == JobResult.job_id)
-            .where(Job.batch_id == batch.id)
-            .order_by(JobResult.position)
-        ):
-            results[r.job_id].append({"scene": r.scene, "url": base + signer.path_for(r.key)})
-        body["images"] = [
-            {
-                "id": j.item_ref,
-                "job_id": j.id,
-                "status": j.status,
-                "error": j.error,
-                "results": results[j.id],
-            }
-            for j in jobs
-        ]
-    return body
+        live["credits_used"] = service.credits_used_by_batch(session, batch.id)
+    return BatchStatus.from_row(
+        batch,
+        progress=batch_progress(session, batch.id),
+        images=_images(session, signer, batch, base_url) if include_images else [],
+        **live,
+    )
 
 
-def batch_list_item(session: Session, batch: Batch) -> dict[str, Any]:
-    return {
-        "batch_id": batch.id,
-        "status": batch.status,
-        "cancelled": batch.cancelled,
-        "total_images": batch.total_images,
-        "progress": batch_counts(session, batch.id),
-        "credits_reserved": batch.credits_reserved,
-        "credits_used": batch.credits_used,
-        "created_at": iso(batch.created_at),
-        "completed_at": iso(batch.completed_at),
-    }
+def batch_list_item(session: Session, batch: Batch) -> BatchListItem:
+    return BatchListItem.from_row(batch, progress=batch_progress(session, batch.id))

@@ -1,10 +1,11 @@
 """Jobs: create (reserve + row + dispatch after commit), claim (conditional update), record
-each delivered result (capture one credit in the same transaction), finish (release the rest
+each delivered result (capture its price in the same transaction), finish (release the rest
 once), and the account-scoped reads.
 
-No transaction is ever held across the engine: a run is a series of short transactions, each
-fenced by the run's token (``jobs.attempts`` at claim time), so a run that lost its lease (the
-sweeper handed the job to another worker, or the batch was cancelled) can no longer write.
+Every function takes the caller's session and never commits. No transaction is ever held
+across the engine: a run (``runner.py``) is a series of short transactions, each fenced by the
+run's token (``jobs.attempts`` at claim time), so a run that lost its lease (the sweeper handed
+the job to another worker, or the batch was cancelled) can no longer write.
 """
 
 from __future__ import annotations
@@ -14,65 +15,85 @@ import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Batch, Job, JobResult
+from pixelmill.db.session import Database
+from pixelmill.engines.scenes import ScenesParams
 from pixelmill.errors import NotFound
 from pixelmill.jobs import lifecycle
 from pixelmill.jobs.lifecycle import CLAIMABLE, COMPLETED, FAILED, PENDING, PROCESSING, QUEUED
+from pixelmill.jobs.schemas import JobResultOut, JobStatus
+from pixelmill.operations.catalog import CATALOG
 from pixelmill.queue import TaskQueue, run_after_commit
+from pixelmill.schemas import iso
+from pixelmill.storage import ObjectStorage, UrlSigner
 from pixelmill.webhooks import delivery as webhooks
-
-if TYPE_CHECKING:
-    from pixelmill.db.session import Database
-    from pixelmill.resources import Resources
-    from pixelmill.storage import UrlSigner
 
 log = logging.getLogger("pixelmill.jobs")
 
 TASK = "jobs.run"
-MAX_SCENES = 12
+
+
+@dataclass(frozen=True)
+class JobBackends:
+    """What job code uses besides the caller's session: the database (a dispatch after commit
+    runs its own short transaction), the queue (runs and webhook events), the signer of result
+    links, and the store of uploaded inputs (deleted once their job is terminal)."""
+
+    db: Database
+    queue: TaskQueue
+    signer: UrlSigner
+    inputs: ObjectStorage
+
+
+class LostClaim(Exception):
+    """This run no longer owns the job: the caller's transaction must roll back."""
 
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+def scene_price(count: int) -> int:
+    """What ``count`` scenes cost: the catalog's price of the ``scenes`` operation."""
+    return CATALOG["scenes"].price(ScenesParams(num_scenes=count))
+
+
+def _owned_jobs(user_id: int) -> Select[Job]:
+    """Every read of jobs starts here: another account's job is never found."""
+    return select(Job).where(Job.user_id == user_id)
 
 
 # ---- creating and dispatching -------------------------------------------------------------
 
 
-def dispatch(db: Database, queue: TaskQueue, job_ids: Sequence[str]) -> None:
+def dispatch(backends: JobBackends, job_ids: Sequence[str]) -> None:
     """Mark ``pending`` jobs ``queued`` and send them to the queue. Call only outside any open
     transaction (after the creating one committed)."""
     if not job_ids:
         return
-    with db.transaction() as session:
+    with backends.db.transaction() as session:
         for job_id in job_ids:
             lifecycle.move_job(session, job_id, [PENDING], QUEUED)
     for job_id in job_ids:
-        queue.enqueue(TASK, job_id)
+        backends.queue.enqueue(TASK, job_id)
 
 
-def dispatch_after_commit(
-    session: Session, db: Database, queue: TaskQueue, job_ids: Sequence[str]
-) -> None:
+def dispatch_after_commit(session: Session, backends: JobBackends, job_ids: Sequence[str]) -> None:
     ids = list(job_ids)
-    run_after_commit(session, lambda: dispatch(db, queue, ids))
+    run_after_commit(session, lambda: dispatch(backends, ids))
 
 
 def create_scene_job(
     session: Session,
-    resources: Resources,
+    backends: JobBackends,
     *,
     user_id: int,
     input_key: str,
@@ -82,10 +103,11 @@ def create_scene_job(
     product_id: str | None = None,
     webhook_url: str | None = None,
 ) -> tuple[Job, int]:
-    """Reserve ``count`` credits (1 per scene) and write a ``pending`` scene job; it is
+    """Reserve the price of ``count`` scenes and write a ``pending`` scene job; it is
     dispatched after the caller's transaction commits. Returns the job and the balance left."""
     job_id = new_id("job")
-    reservation = ledger.reserve(session, user_id, count, f"job:{job_id}")
+    price = scene_price(count)
+    reservation = ledger.reserve(session, user_id, price, f"job:{job_id}")
     job = Job(
         id=job_id,
         user_id=user_id,
@@ -96,7 +118,7 @@ def create_scene_job(
         category=category,
         images_to_generate=count,
         seed=secrets.randbelow(2**31),
-        credits_reserved=count,
+        credits_reserved=price,
         credits_used=0,
         reservation_id=reservation.id,
         webhook_url=webhook_url,
@@ -104,7 +126,7 @@ def create_scene_job(
     )
     session.add(job)
     session.flush()
-    dispatch_after_commit(session, resources.db, resources.queue, [job_id])
+    dispatch_after_commit(session, backends, [job_id])
     return job, ledger.balance(session, user_id)
 
 
@@ -127,146 +149,138 @@ class Claim:
     done: frozenset[int]
 
 
-def claim(db: Database, job_id: str, lease_seconds: float) -> Claim | None:
+def claim(session: Session, job_id: str, lease_seconds: float) -> Claim | None:
     """``pending|queued -> processing`` with a conditional update: of two deliveries of the same
     task, one gets the claim and the other returns None."""
     now = utcnow()
-    with db.transaction() as session:
-        row = session.execute(
-            update(Job)
-            .where(Job.id == job_id, Job.status.in_(CLAIMABLE))
-            .values(
-                status=PROCESSING,
-                attempts=Job.attempts + 1,
-                started_at=func.coalesce(Job.started_at, now),
-                updated_at=now,
-                lease_expires_at=now + timedelta(seconds=lease_seconds),
-            )
-            .returning(Job.attempts)
-        ).first()
-        if row is None:
-            return None
-        job = session.get(Job, job_id)
-        assert job is not None
-        reservation_id = job.reservation_id
-        if job.batch_id is not None:
-            batch = session.get(Batch, job.batch_id)
-            assert batch is not None
-            reservation_id = batch.reservation_id
-            lifecycle.move_batch(session, batch.id, [PENDING], PROCESSING, started_at=now)
-        assert reservation_id is not None
-        done = session.scalars(select(JobResult.position).where(JobResult.job_id == job_id))
-        return Claim(
-            job_id=job_id,
-            token=int(row[0]),
-            user_id=job.user_id,
-            batch_id=job.batch_id,
-            reservation_id=reservation_id,
-            input_key=job.input_key,
-            category=job.category,
-            count=job.images_to_generate,
-            seed=job.seed,
-            done=frozenset(done),
+    row = session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.status.in_(CLAIMABLE))
+        .values(
+            status=PROCESSING,
+            attempts=Job.attempts + 1,
+            started_at=func.coalesce(Job.started_at, now),
+            updated_at=now,
+            lease_expires_at=now + timedelta(seconds=lease_seconds),
         )
+        .returning(Job.attempts)
+    ).first()
+    if row is None:
+        return None
+    job = session.get(Job, job_id)
+    assert job is not None
+    reservation_id = job.reservation_id
+    if job.batch_id is not None:
+        batch = session.get(Batch, job.batch_id)
+        assert batch is not None
+        reservation_id = batch.reservation_id
+        lifecycle.move_batch(session, batch.id, [PENDING], PROCESSING, started_at=now)
+    assert reservation_id is not None
+    done = session.scalars(select(JobResult.position).where(JobResult.job_id == job_id))
+    return Claim(
+        job_id=job_id,
+        token=int(row[0]),
+        user_id=job.user_id,
+        batch_id=job.batch_id,
+        reservation_id=reservation_id,
+        input_key=job.input_key,
+        category=job.category,
+        count=job.images_to_generate,
+        seed=job.seed,
+        done=frozenset(done),
+    )
+
+
+def _renew(session: Session, claim: Claim, lease_seconds: float, **counters: Any) -> None:
+    """Advance the run's counters and renew its lease; :class:`LostClaim` when the run no
+    longer owns the job."""
+    now = utcnow()
+    owned = session.execute(
+        update(Job)
+        .where(Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token)
+        .values(updated_at=now, lease_expires_at=now + timedelta(seconds=lease_seconds), **counters)
+        .returning(Job.id)
+    ).first()
+    if owned is None:
+        raise LostClaim(claim.job_id)
 
 
 def record_result(
-    db: Database, claim: Claim, position: int, scene: str, key: str, lease_seconds: float
-) -> bool:
-    """Store one delivered result, advance progress, renew the lease and capture its credit,
-    all in one transaction. False when this run no longer owns the job (nothing written)."""
-    now = utcnow()
-    with db.transaction() as session:
-        owned = session.execute(
-            update(Job)
-            .where(Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token)
-            .values(
-                progress_completed=Job.progress_completed + 1,
-                credits_used=Job.credits_used + 1,
-                updated_at=now,
-                lease_expires_at=now + timedelta(seconds=lease_seconds),
-            )
-            .returning(Job.id)
-        ).first()
-        if owned is None:
-            return False
-        if not ledger.capture(session, claim.reservation_id, 1):
-            # The reservation was settled under us (a cancel): deliver nothing more.
-            session.rollback()
-            return False
-        session.add(JobResult(job_id=claim.job_id, position=position, scene=scene, key=key))
-        if claim.batch_id is not None:
-            session.execute(
-                update(Batch)
-                .where(Batch.id == claim.batch_id)
-                .values(credits_used=Batch.credits_used + 1)
-            )
-    return True
+    session: Session, claim: Claim, position: int, scene: str, key: str, lease_seconds: float
+) -> None:
+    """Store one delivered result, advance progress, renew the lease and capture its price.
+    Raises :class:`LostClaim` (the caller rolls back) when this run no longer owns the job or
+    its reservation was settled under it (a cancel)."""
+    price = scene_price(1)
+    _renew(
+        session,
+        claim,
+        lease_seconds,
+        progress_completed=Job.progress_completed + 1,
+        credits_used=Job.credits_used + price,
+    )
+    if not ledger.capture(session, claim.reservation_id, price):
+        raise LostClaim(claim.job_id)
+    session.add(JobResult(job_id=claim.job_id, position=position, scene=scene, key=key))
+    if claim.batch_id is not None:
+        session.execute(
+            update(Batch)
+            .where(Batch.id == claim.batch_id)
+            .values(credits_used=Batch.credits_used + price)
+        )
 
 
-def record_failure(db: Database, claim: Claim, lease_seconds: float) -> bool:
-    """Count one item that could not be produced (no credit is captured for it)."""
-    now = utcnow()
-    with db.transaction() as session:
-        owned = session.execute(
-            update(Job)
-            .where(Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token)
-            .values(
-                progress_failed=Job.progress_failed + 1,
-                updated_at=now,
-                lease_expires_at=now + timedelta(seconds=lease_seconds),
-            )
-            .returning(Job.id)
-        ).first()
-        return owned is not None
+def record_failure(session: Session, claim: Claim, lease_seconds: float) -> None:
+    """Count one item that could not be produced (nothing is captured for it)."""
+    _renew(session, claim, lease_seconds, progress_failed=Job.progress_failed + 1)
 
 
-def finish(resources: Resources, claim: Claim, error: str | None = None) -> str | None:
+def finish(
+    session: Session, backends: JobBackends, claim: Claim, error: str | None = None
+) -> str | None:
     """End the run: ``completed`` when at least one result was delivered and no error stopped
     the job, else ``failed``; release the unused credits once; emit the events. Returns the
     final status, or None when this run no longer owned the job."""
-    with resources.db.transaction() as session:
-        job = session.get(Job, claim.job_id)
-        if job is None:
-            return None
-        delivered = job.progress_completed
-        status = COMPLETED if error is None and delivered > 0 else FAILED
-        if status == FAILED and error is None:
-            error = "no result could be produced"
-        moved = lifecycle.move_job(
-            session,
-            claim.job_id,
-            [PROCESSING],
-            status,
-            token=claim.token,
-            error=error,
-            lease_expires_at=None,
-        )
-        if not moved:
-            return None
-        _after_terminal(session, resources, claim.job_id)
-        return status
+    job = session.get(Job, claim.job_id)
+    if job is None:
+        return None
+    status = COMPLETED if error is None and job.progress_completed > 0 else FAILED
+    if status == FAILED and error is None:
+        error = "no result could be produced"
+    moved = lifecycle.move_job(
+        session,
+        claim.job_id,
+        [PROCESSING],
+        status,
+        token=claim.token,
+        error=error,
+        lease_expires_at=None,
+    )
+    if not moved:
+        return None
+    _after_terminal(session, backends, claim.job_id)
+    return status
 
 
-def fail_job(session: Session, resources: Resources, job_id: str, error: str) -> bool:
+def fail_job(session: Session, backends: JobBackends, job_id: str, error: str) -> bool:
     """Fail an active job whatever run holds it (sweeper, cancel); releases and emits."""
     moved = lifecycle.move_job(
         session, job_id, [PENDING, QUEUED, PROCESSING], FAILED, error=error, lease_expires_at=None
     )
     if moved:
-        _after_terminal(session, resources, job_id)
+        _after_terminal(session, backends, job_id)
     return moved
 
 
-def discard_input_after_commit(session: Session, resources: Resources, job: Job) -> None:
+def discard_input_after_commit(session: Session, inputs: ObjectStorage, job: Job) -> None:
     """A job's own uploaded input (not a library product) is deleted once the job is terminal
     (after the commit: a rolled-back move keeps it for the next run)."""
     if job.product_id is None:
         key = job.input_key
-        run_after_commit(session, lambda: resources.library_storage.delete(key))
+        run_after_commit(session, lambda: inputs.delete(key))
 
 
-def _after_terminal(session: Session, resources: Resources, job_id: str) -> None:
+def _after_terminal(session: Session, backends: JobBackends, job_id: str) -> None:
     """What follows a job's terminal move, in the same transaction: release its own
     reservation and emit its event, or, for a batch item, complete the batch when it was the
     last one."""
@@ -274,9 +288,9 @@ def _after_terminal(session: Session, resources: Resources, job_id: str) -> None
     job = session.get(Job, job_id)
     assert job is not None
     session.refresh(job)
-    discard_input_after_commit(session, resources, job)
+    discard_input_after_commit(session, backends.inputs, job)
     if job.batch_id is not None:
-        complete_batch_if_done(session, resources, job.batch_id)
+        complete_batch_if_done(session, backends, job.batch_id)
         return
     if job.reservation_id is not None:
         ledger.release(session, job.reservation_id)
@@ -288,15 +302,16 @@ def _after_terminal(session: Session, resources: Resources, job_id: str) -> None
         "credits_used": job.credits_used,
     }
     if job.status == COMPLETED:
-        payload["results"] = results_of(session, job, resources.signer)
+        results = results_of(session, backends.signer, job)
+        payload["results"] = [r.model_dump(mode="json") for r in results]
     else:
         payload["error"] = job.error or "failed"
     webhooks.emit(
-        session, resources.queue, job.user_id, f"job.{job.status}", payload, job.webhook_url
+        session, backends.queue, job.user_id, f"job.{job.status}", payload, job.webhook_url
     )
 
 
-def complete_batch_if_done(session: Session, resources: Resources, batch_id: str) -> bool:
+def complete_batch_if_done(session: Session, backends: JobBackends, batch_id: str) -> bool:
     """Complete the batch when none of its items is active: release its unused credits and
     emit ``batch.completed``. The batch row is locked first, so of two items finishing at
     once the later one sees the earlier one's result."""
@@ -310,18 +325,22 @@ def complete_batch_if_done(session: Session, resources: Resources, batch_id: str
     )
     if active:
         return False
-    finish_batch(session, resources, batch, cancelled=False)
+    finish_batch(session, backends, batch, cancelled=False)
     return True
 
 
-def finish_batch(session: Session, resources: Resources, batch: Batch, *, cancelled: bool) -> None:
-    ledger.release(session, batch.reservation_id)
-    used = int(
+def credits_used_by_batch(session: Session, batch_id: str) -> int:
+    return int(
         session.scalar(
-            select(func.coalesce(func.sum(Job.credits_used), 0)).where(Job.batch_id == batch.id)
+            select(func.coalesce(func.sum(Job.credits_used), 0)).where(Job.batch_id == batch_id)
         )
         or 0
     )
+
+
+def finish_batch(session: Session, backends: JobBackends, batch: Batch, *, cancelled: bool) -> None:
+    ledger.release(session, batch.reservation_id)
+    used = credits_used_by_batch(session, batch.id)
     lifecycle.move_batch(
         session,
         batch.id,
@@ -339,7 +358,7 @@ def finish_batch(session: Session, resources: Resources, batch: Batch, *, cancel
         "credits_used": used,
     }
     webhooks.emit(
-        session, resources.queue, batch.user_id, "batch.completed", payload, batch.webhook_url
+        session, backends.queue, batch.user_id, "batch.completed", payload, batch.webhook_url
     )
 
 
@@ -347,7 +366,7 @@ def finish_batch(session: Session, resources: Resources, batch: Batch, *, cancel
 
 
 def get_job(session: Session, user_id: int, job_id: str) -> Job:
-    job = session.scalar(select(Job).where(Job.id == job_id, Job.user_id == user_id))
+    job = session.scalar(_owned_jobs(user_id).where(Job.id == job_id))
     if job is None:
         raise NotFound("Job not found")
     return job
@@ -356,7 +375,7 @@ def get_job(session: Session, user_id: int, job_id: str) -> Job:
 def list_jobs(
     session: Session, user_id: int, limit: int, offset: int, status: str | None
 ) -> Sequence[Job]:
-    stmt = select(Job).where(Job.user_id == user_id)
+    stmt = _owned_jobs(user_id)
     if status:
         stmt = stmt.where(Job.status == status)
     return session.scalars(
@@ -365,38 +384,19 @@ def list_jobs(
 
 
 def results_of(
-    session: Session, job: Job, signer: UrlSigner, base_url: str | None = None
-) -> list[dict[str, Any]]:
+    session: Session, signer: UrlSigner, job: Job, base_url: str | None = None
+) -> list[JobResultOut]:
     """The job's results with fresh signed URLs."""
     base = (base_url or job.base_url).rstrip("/")
     rows = session.scalars(
         select(JobResult).where(JobResult.job_id == job.id).order_by(JobResult.position)
     ).all()
     return [
-        {"scene": r.scene, "url": base + signer.path_for(r.key), "created_at": iso(r.created_at)}
+        JobResultOut(scene=r.scene, url=base + signer.path_for(r.key), created_at=r.created_at)
         for r in rows
     ]
 
 
-def job_view(session: Session, job: Job, signer: UrlSigner, base_url: str) -> dict[str, Any]:
-    """The job status body of ``GET /api/v2/jobs/{job_id}``."""
-    return {
-        "job_id": job.id,
-        "status": job.status,
-        "type": job.kind,
-        "images_to_generate": job.images_to_generate,
-        "progress": {
-            "completed": job.progress_completed,
-            "failed": job.progress_failed,
-            "total": job.images_to_generate,
-        },
-        "credits_reserved": job.credits_reserved,
-        "credits_used": job.credits_used,
-        "results": results_of(session, job, signer, base_url),
-        "error": job.error,
-        "product_uuid": job.product_id,
-        "batch_id": job.batch_id,
-        "created_at": iso(job.created_at),
-        "started_at": iso(job.started_at),
-        "completed_at": iso(job.completed_at),
-    }
+def job_status(session: Session, signer: UrlSigner, job: Job, base_url: str) -> JobStatus:
+    """The body of ``GET /api/v2/jobs/{job_id}``."""
+    return JobStatus.of(job, results_of(session, signer, job, base_url))

@@ -1,24 +1,21 @@
-"""The task table: thin wrappers named ``"domain.verb"``; both queues run these functions."""
+"""The jobs tasks, thin: open a session, call the service. The wiring (``pixelmill.worker``)
+binds them to their names."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pixelmill.jobs.runner import SceneJobRunner
+from pixelmill.jobs.service import TASK, JobBackends
+from pixelmill.jobs.sweeper import sweep_jobs
 
-from pixelmill.jobs.runner import run_job
-from pixelmill.library.analysis import analyze_product
-from pixelmill.webhooks.delivery import deliver
-
-if TYPE_CHECKING:
-    from pixelmill.resources import Resources
-
-TASKS: dict[str, Callable[..., object]] = {
-    "jobs.run": run_job,
-    "webhooks.deliver": deliver,
-    "library.analyze": analyze_product,
-}
+RUN = TASK
 
 
-def run_task(resources: Resources, task: str, args: tuple[str, ...]) -> None:
-    """Run task ``task`` with ``args`` against ``resources`` (a KeyError for unknown names)."""
-    TASKS[task](resources, *args)
+def run_job(runner: SceneJobRunner, job_id: str) -> str | None:
+    """``"jobs.run"``: run (or resume) one job; None when this delivery had nothing to do."""
+    return runner.run(job_id)
+
+
+def sweep(backends: JobBackends, *, lease_seconds: float, max_attempts: int) -> dict[str, int]:
+    """Stranded jobs back on the queue, or failed after ``max_attempts`` runs."""
+    with backends.db.transaction() as session:
+        return sweep_jobs(session, backends, lease_seconds=lease_seconds, max_attempts=max_attempts)

@@ -1,17 +1,23 @@
 """Products and avatars: created and read through queries scoped to the account (another
-account's UUID is a 404), soft-deleted products stay readable for the jobs that used them."""
+account's UUID is a 404), soft-deleted products stay readable for the jobs that used them. A
+new product missing its category or description is analysed in the background (the
+``"library.analyze"`` task, :mod:`pixelmill.library.tasks`)."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Avatar, Product
 from pixelmill.errors import NotFound
+from pixelmill.library.images import SavedImage
+from pixelmill.queue import TaskQueue, dispatch_after_commit
+
+ANALYZE_TASK = "library.analyze"
 
 CATEGORIES = (
     "clothing",
@@ -64,6 +70,77 @@ def create_product(
     return product
 
 
+def add_product(
+    session: Session,
+    queue: TaskQueue,
+    user_id: int,
+    saved: SavedImage,
+    *,
+    analyze: bool,
+    product_id: str,
+    name: str,
+    filename: str,
+    category: str | None,
+    description: str,
+    description_given: bool,
+) -> Product:
+    """Create a product from a saved upload and, with ``analyze``, queue the analysis of
+    whatever the caller did not give (``category`` None, or a measured ``description``
+    standing in for one)."""
+    product = create_product(
+        session,
+        user_id,
+        product_id=product_id,
+        name=name,
+        filename=filename,
+        category=normalise_category(category),
+        description=description,
+        image_key=saved.key,
+        width=saved.image.width,
+        height=saved.image.height,
+    )
+    if analyze:
+        schedule_analysis(
+            session,
+            queue,
+            product.id,
+            category_given=bool(category),
+            description_given=description_given,
+        )
+    return product
+
+
+def schedule_analysis(
+    session: Session,
+    queue: TaskQueue,
+    product_id: str,
+    *,
+    category_given: bool,
+    description_given: bool,
+) -> bool:
+    """Queue the analysis of a new product (after the caller's commit) when a field is
+    missing. Returns whether it was queued."""
+    fields = [
+        name
+        for name, given in (("category", category_given), ("description", description_given))
+        if not given
+    ]
+    if not fields:
+        return False
+    dispatch_after_commit(session, queue, ANALYZE_TASK, product_id, ",".join(fields))
+    return True
+
+
+def _owned_products(user_id: int) -> Select[Product]:
+    """Every read of products starts here: another account's product is never found."""
+    return select(Product).where(Product.user_id == user_id)
+
+
+def _owned_avatars(user_id: int) -> Select[Avatar]:
+    """Every read of avatars starts here (deleted avatars are gone)."""
+    return select(Avatar).where(Avatar.user_id == user_id, Avatar.deleted_at.is_(None))
+
+
 def _valid_uuid(value: str) -> bool:
     try:
         uuid.UUID(value)
@@ -77,7 +154,7 @@ def get_product(
 ) -> Product:
     if not _valid_uuid(product_id):
         raise NotFound("Product not found")
-    stmt = select(Product).where(Product.id == product_id, Product.user_id == user_id)
+    stmt = _owned_products(user_id).where(Product.id == product_id)
     if not include_deleted:
         stmt = stmt.where(Product.deleted_at.is_(None))
     product = session.scalar(stmt)
@@ -87,7 +164,7 @@ def get_product(
 
 
 def list_products(session: Session, user_id: int, category: str | None) -> Sequence[Product]:
-    stmt = select(Product).where(Product.user_id == user_id, Product.deleted_at.is_(None))
+    stmt = _owned_products(user_id).where(Product.deleted_at.is_(None))
     if category:
         stmt = stmt.where(Product.category == category.strip().lower())
     return session.scalars(stmt.order_by(Product.created_at.desc(), Product.id)).all()
@@ -107,21 +184,13 @@ def delete_product(session: Session, user_id: int, product_id: str) -> None:
 
 
 def list_avatars(session: Session, user_id: int) -> Sequence[Avatar]:
-    return session.scalars(
-        select(Avatar)
-        .where(Avatar.user_id == user_id, Avatar.deleted_at.is_(None))
-        .order_by(Avatar.created_at.desc())
-    ).all()
+    return session.scalars(_owned_avatars(user_id).order_by(Avatar.created_at.desc())).all()
 
 
 def get_avatar(session: Session, user_id: int, avatar_id: str) -> Avatar:
     if not _valid_uuid(avatar_id):
         raise NotFound("Avatar not found")
-    avatar = session.scalar(
-        select(Avatar).where(
-            Avatar.id == avatar_id, Avatar.user_id == user_id, Avatar.deleted_at.is_(None)
-        )
-    )
+    avatar = session.scalar(_owned_avatars(user_id).where(Avatar.id == avatar_id))
     if avatar is None:
         raise NotFound("Avatar not found")
     return avatar

@@ -1,9 +1,10 @@
-"""The operation catalog: what each operation runs, what it costs and how it is limited.
+"""The operation catalog: what each operation runs, what it costs and what it writes.
 
-An operation names its engine, its parameter model (validated before any credit is reserved),
-its price as a function of the parameters, its per-endpoint rate bucket on the unversioned
-surface and its default output format. Surfaces only translate their request shapes into an
-operation name + parameters, and render the outcome."""
+An operation names its engine (whose ``Params`` model is validated before any credit is
+reserved), its price as a function of those parameters and its default output format. Surfaces
+only translate their request shapes into an operation name + parameters, and render the outcome;
+none of them lists the catalog, so an entry here (``scenes``, priced for the job path) is exposed
+only where a surface names it."""
 
 from __future__ import annotations
 
@@ -13,9 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pixelmill.credits.pricing import OPERATION_PRICES, upscale_price
-
-OutputFormat = Literal["png", "jpeg", "webp"]
+from pixelmill.credits.pricing import OPERATION_PRICES, scenes_price, upscale_price
 
 
 @dataclass(frozen=True)
@@ -23,10 +22,9 @@ class Operation:
     name: str
     engine: str
     price: Callable[[BaseModel], int]
-    # "input": keep the input's format; "png": always PNG unless the caller asks otherwise.
+    # "input": keep the input's format; otherwise that format unless the caller asks for another
+    # (a result with alpha is never written as JPEG by default).
     default_format: Literal["input", "png", "jpeg"]
-    rate_bucket: str | None = None
-    produces_image: bool = True
 
 
 def _flat(name: str) -> Callable[[BaseModel], int]:
@@ -38,34 +36,28 @@ def _upscale(params: BaseModel) -> int:
     return upscale_price(int(getattr(params, "scale", 2)))
 
 
+def _scenes(params: BaseModel) -> int:
+    return scenes_price(int(getattr(params, "num_scenes", 4)))
+
+
 CATALOG: dict[str, Operation] = {
     op.name: op
     for op in (
-        Operation(
-            "background_removal",
-            "background_removal",
-            _flat("background_removal"),
-            "png",
-            "background_removal",
-        ),
+        Operation("background_removal", "background_removal", _flat("background_removal"), "png"),
         Operation("make_transparent", "make_transparent", _flat("make_transparent"), "png"),
-        Operation("upscale", "upscale", _upscale, "input", "upscale"),
-        Operation("text_removal", "text_removal", _flat("text_removal"), "input", "text_removal"),
+        Operation("upscale", "upscale", _upscale, "input"),
+        Operation("text_removal", "text_removal", _flat("text_removal"), "input"),
         Operation("convert", "convert", _flat("convert"), "input"),
         Operation("enhance", "enhance", _flat("enhance"), "input"),
         Operation("unblur", "unblur", _flat("unblur"), "input"),
         Operation("colorize", "colorize", _flat("colorize"), "input"),
         Operation("style_transfer", "style_transfer", _flat("style_transfer"), "input"),
-        Operation("analyze", "analyze", _flat("analyze"), "input", produces_image=False),
-        Operation(
-            "image_to_prompt",
-            "image_to_prompt",
-            _flat("image_to_prompt"),
-            "input",
-            produces_image=False,
-        ),
+        Operation("analyze", "analyze", _flat("analyze"), "input"),
+        Operation("image_to_prompt", "image_to_prompt", _flat("image_to_prompt"), "input"),
         Operation("edit", "edit", _flat("edit"), "input"),
-        Operation("image_to_image", "edit", _flat("image_to_image"), "input", "image_to_image"),
+        Operation("image_to_image", "edit", _flat("image_to_image"), "input"),
         Operation("replace_background", "replace_background", _flat("replace_background"), "input"),
+        # The asynchronous job path only (scene jobs and batches); no synchronous surface.
+        Operation("scenes", "scenes", _scenes, "jpeg"),
     )
 }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from sqlalchemy import event
@@ -60,6 +60,7 @@ def dispatch_after_commit(
 
 
 class BindableQueue(TaskQueue, Protocol):
-    """A queue whose runner (the worker side) is set once the resources exist."""
+    """A queue whose runner (the worker side) is set by the wiring once the backends exist.
+    The queue knows task names, never the domains behind them."""
 
-    def bind(self, runner: TaskRunner) -> None: ...
+    def bind(self, runner: TaskRunner, task_names: Iterable[str]) -> None: ...

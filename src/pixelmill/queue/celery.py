@@ -1,7 +1,8 @@
 """The distributed queue: Celery on Redis.
 
-The server only publishes (task name + ids); ``pixelmill worker`` processes build their own
-resources and run the same task functions as the in-process queue. Messages are acknowledged
+The server only publishes (task name + ids); ``pixelmill worker`` processes
+(:mod:`pixelmill.worker`) build their own backends and run the same task functions as the
+in-process queue. Messages are acknowledged
 on receipt: a worker killed mid-job loses its message, and the sweeper re-dispatches the job
 once its lease expires (the database, not the broker, is the source of truth).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterable
 from typing import Any
 
 from celery import Celery
@@ -38,11 +40,9 @@ class CeleryQueue:
         self.settings = settings
         self.app = make_celery(settings)
 
-    def bind(self, runner: TaskRunner) -> None:
-        """Register the task table on this app (used by the worker process)."""
-        from pixelmill.jobs.tasks import TASKS
-
-        for task_name in TASKS:
+    def bind(self, runner: TaskRunner, task_names: Iterable[str]) -> None:
+        """Register the named tasks on this app (used by the worker process)."""
+        for task_name in task_names:
             self._register(task_name, runner)
 
     def _register(self, task_name: str, runner: TaskRunner) -> None:
@@ -60,30 +60,19 @@ class CeleryQueue:
     def close(self) -> None:
         self.app.close()
 
-
-def run_worker(settings: Settings, concurrency: int | None = None) -> None:
-    """Run a Celery worker in this process until it is stopped (``pixelmill worker``)."""
-    from pixelmill.resources import build_resources
-
-    resources = build_resources(settings)
-    queue = resources.queue
-    if not isinstance(queue, CeleryQueue):
-        raise SystemExit("pixelmill worker needs PIXELMILL_QUEUE=celery")
-    resources.start()
-    try:
-        queue.app.worker_main(
+    def work(self, concurrency: int) -> None:
+        """Consume this queue's tasks in this process until stopped (``pixelmill worker``)."""
+        self.app.worker_main(
             [
                 "worker",
                 "--pool=threads",
-                f"--concurrency={concurrency or settings.job_workers}",
+                f"--concurrency={concurrency}",
                 "--loglevel=INFO",
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                settings.celery_queue,
+                self.settings.celery_queue,
                 "-n",
                 f"pixelmill-{os.getpid()}@{socket.gethostname()}",
             ]
         )
-    finally:
-        resources.close()

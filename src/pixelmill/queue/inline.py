@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from pixelmill.queue.base import TaskRunner
@@ -25,8 +26,9 @@ class InlineQueue:
         self._lock = threading.Lock()
         self._closed = False
 
-    def bind(self, runner: TaskRunner) -> None:
-        """Set what runs the tasks (the resources are built after the queue)."""
+    def bind(self, runner: TaskRunner, task_names: Iterable[str] = ()) -> None:
+        """Set what runs the tasks (the backends are built after the queue). Every name is
+        accepted: ``runner`` refuses unknown ones."""
         self._runner = runner
 
     def _run(self, task: str, args: tuple[str, ...]) -> None:

@@ -12,8 +12,9 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -23,11 +24,8 @@ from pixelmill.db.base import utcnow
 from pixelmill.db.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from pixelmill.imaging import ImageInputError, pinned_request
 from pixelmill.queue import TaskQueue, dispatch_after_commit
-from pixelmill.webhooks.registry import webhook_policy
+from pixelmill.webhooks.registry import owned_endpoints, webhook_policy
 from pixelmill.webhooks.signing import headers
-
-if TYPE_CHECKING:
-    from pixelmill.resources import Resources
 
 log = logging.getLogger("pixelmill.webhooks")
 
@@ -55,9 +53,7 @@ def emit(
     account's newest registered endpoint (unsigned when there is none). Returns the delivery
     ids. Delivery starts after the caller's transaction commits."""
     endpoints: Sequence[WebhookEndpoint] = session.scalars(
-        select(WebhookEndpoint)
-        .where(WebhookEndpoint.user_id == user_id)
-        .order_by(WebhookEndpoint.id.desc())
+        owned_endpoints(user_id).order_by(WebhookEndpoint.id.desc())
     ).all()
     targets: list[tuple[str, str]]
     if url_override:
@@ -86,7 +82,32 @@ def emit(
     return ids
 
 
-def _claim(session: Session, delivery_id: str, settings: Settings) -> WebhookDelivery | None:
+@dataclass(frozen=True)
+class Attempt:
+    """One claimed delivery attempt: what to send, and its number."""
+
+    delivery_id: str
+    url: str
+    secret: str
+    body: bytes
+    number: int
+
+
+@dataclass(frozen=True)
+class Response:
+    status_code: int | None
+    text: str
+    error: str | None
+    duration_ms: int
+
+    @property
+    def ok(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def claim(session: Session, delivery_id: str, settings: Settings) -> Attempt | None:
+    """Take the next attempt of a pending, due delivery (a conditional update: a duplicate
+    task gets None)."""
     now = utcnow()
     # While an attempt is in flight, push next_attempt_at past its deadline so the sweeper
     # leaves it alone.
@@ -103,24 +124,15 @@ def _claim(session: Session, delivery_id: str, settings: Settings) -> WebhookDel
     ).first()
     if claimed is None:
         return None
-    return session.get(WebhookDelivery, delivery_id)
+    delivery = session.get(WebhookDelivery, delivery_id)
+    assert delivery is not None
+    return Attempt(
+        delivery_id, delivery.url, delivery.secret, delivery.payload.encode(), delivery.attempts
+    )
 
 
-def deliver(resources: Resources, delivery_id: str) -> str | None:
-    """One delivery attempt (the ``"webhooks.deliver"`` task). Returns the delivery's status
-    after the attempt, or None when there was nothing to do."""
-    settings = resources.settings
-    with resources.db.transaction() as session:
-        delivery = _claim(session, delivery_id, settings)
-        if delivery is None:
-            return None
-        url, secret, body, number = (
-            delivery.url,
-            delivery.secret,
-            delivery.payload.encode(),
-            delivery.attempts,
-        )
-
+def send(attempt: Attempt, settings: Settings) -> Response:
+    """POST the signed payload through the SSRF guard (blocking; never raises)."""
     started = time.perf_counter()
     status_code: int | None = None
     response_text = ""
@@ -128,10 +140,12 @@ def deliver(resources: Resources, delivery_id: str) -> str | None:
     try:
         response = pinned_request(
             "POST",
-            url,
+            attempt.url,
             webhook_policy(settings),
-            content=body,
-            headers=headers(secret or None, delivery_id, int(time.time()), body),
+            content=attempt.body,
+            headers=headers(
+                attempt.secret or None, attempt.delivery_id, int(time.time()), attempt.body
+            ),
         )
         status_code = response.status_code
         response_text = response.content[:RESPONSE_LOG_CHARS].decode("utf-8", "replace")
@@ -140,46 +154,55 @@ def deliver(resources: Resources, delivery_id: str) -> str | None:
     except Exception as exc:  # a receiver's failure is delivery state, never a crash
         error = f"{type(exc).__name__}: {exc}"
     duration_ms = int((time.perf_counter() - started) * 1000)
-    ok = status_code is not None and 200 <= status_code < 300
+    return Response(status_code, response_text, error, duration_ms)
 
-    with resources.db.transaction() as session:
-        session.add(
-            WebhookAttempt(
-                delivery_id=delivery_id,
-                number=number,
-                status_code=status_code,
-                duration_ms=duration_ms,
-                response_body=response_text,
-                error=error[:RESPONSE_LOG_CHARS] if error else None,
-            )
+
+def record(
+    session: Session, queue: TaskQueue, settings: Settings, attempt: Attempt, response: Response
+) -> str:
+    """Log the attempt and settle the delivery: ``delivered``, ``failed`` after the last
+    attempt, or a retry dispatched after the caller's commit. Returns the status."""
+    session.add(
+        WebhookAttempt(
+            delivery_id=attempt.delivery_id,
+            number=attempt.number,
+            status_code=response.status_code,
+            duration_ms=response.duration_ms,
+            response_body=response.text,
+            error=response.error[:RESPONSE_LOG_CHARS] if response.error else None,
         )
-        if ok:
-            values: dict[str, Any] = {"status": "delivered", "delivered_at": utcnow()}
-        elif number >= settings.webhook_max_attempts:
-            values = {"status": "failed"}
-        else:
-            delay = retry_delay(settings, number)
-            values = {"next_attempt_at": utcnow() + timedelta(seconds=delay)}
-            dispatch_after_commit(session, resources.queue, TASK, delivery_id, delay=delay)
-        session.execute(
-            update(WebhookDelivery).where(WebhookDelivery.id == delivery_id).values(**values)
+    )
+    if response.ok:
+        values: dict[str, Any] = {"status": "delivered", "delivered_at": utcnow()}
+    elif attempt.number >= settings.webhook_max_attempts:
+        values = {"status": "failed"}
+    else:
+        delay = retry_delay(settings, attempt.number)
+        values = {"next_attempt_at": utcnow() + timedelta(seconds=delay)}
+        dispatch_after_commit(session, queue, TASK, attempt.delivery_id, delay=delay)
+    session.execute(
+        update(WebhookDelivery).where(WebhookDelivery.id == attempt.delivery_id).values(**values)
+    )
+    if not response.ok:
+        log.info(
+            "webhook %s attempt %d to %s: %s",
+            attempt.delivery_id,
+            attempt.number,
+            attempt.url,
+            response.error or response.status_code,
         )
-    final = str(values.get("status", "pending"))
-    if not ok:
-        log.info("webhook %s attempt %d to %s: %s", delivery_id, number, url, error or status_code)
-    return final
+    return str(values.get("status", "pending"))
 
 
-def sweep_deliveries(resources: Resources, grace_seconds: float = 60.0) -> int:
-    """Dispatch deliveries whose retry time passed without a task running them (a restart lost
-    the timer or the message). Returns how many were dispatched."""
+def dispatch_overdue(session: Session, queue: TaskQueue, grace_seconds: float = 60.0) -> int:
+    """Dispatch (after the caller's commit) deliveries whose retry time passed without a task
+    running them (a restart lost the timer or the message). Returns how many."""
     cutoff = utcnow() - timedelta(seconds=grace_seconds)
-    with resources.db.read() as session:
-        ids = session.scalars(
-            select(WebhookDelivery.id)
-            .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at < cutoff)
-            .limit(500)
-        ).all()
+    ids = session.scalars(
+        select(WebhookDelivery.id)
+        .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at < cutoff)
+        .limit(500)
+    ).all()
     for delivery_id in ids:
-        resources.queue.enqueue(TASK, delivery_id)
+        dispatch_after_commit(session, queue, TASK, delivery_id)
     return len(ids)

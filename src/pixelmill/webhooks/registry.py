@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.orm import Session
 
 from pixelmill.config import Settings
@@ -37,6 +38,14 @@ def check_webhook_url(url: str, settings: Settings) -> None:
         raise AppError(f"webhook URL refused: {exc}", status_code=400, code=exc.code) from exc
 
 
+async def checked_webhook_url(url: str | None, settings: Settings) -> str | None:
+    """A request's optional ``webhook_url``, checked in a thread (it resolves the host);
+    None when absent or empty."""
+    if url:
+        await asyncio.to_thread(check_webhook_url, url, settings)
+    return url or None
+
+
 def create_endpoint(
     session: Session, user_id: int, url: str, secret: str | None
 ) -> WebhookEndpoint:
@@ -51,12 +60,13 @@ def create_endpoint(
     return endpoint
 
 
+def owned_endpoints(user_id: int) -> Select[WebhookEndpoint]:
+    """Every read of endpoints starts here: another account's endpoint is never found."""
+    return select(WebhookEndpoint).where(WebhookEndpoint.user_id == user_id)
+
+
 def list_endpoints(session: Session, user_id: int) -> Sequence[WebhookEndpoint]:
-    return session.scalars(
-        select(WebhookEndpoint)
-        .where(WebhookEndpoint.user_id == user_id)
-        .order_by(WebhookEndpoint.id)
-    ).all()
+    return session.scalars(owned_endpoints(user_id).order_by(WebhookEndpoint.id)).all()
 
 
 def delete_endpoint(session: Session, user_id: int, webhook_id: int) -> None:

@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
+from pydantic import BaseModel
 
 from pixelmill.accounts.plans import CREDIT_PACKS, PLANS
 from pixelmill.accounts.schemas import CreditBalance
 from pixelmill.api.deps import JwtUser, ReadSession, Res
 from pixelmill.credits import ledger
-from pixelmill.credits.pricing import OPERATION_PRICES
+from pixelmill.credits.pricing import published_prices
 
 router = APIRouter(prefix="/api/credits", tags=["credits"])
+
+
+class PlanPrice(BaseModel):
+    id: str
+    name: str
+    requests_per_minute: int
+    requests_per_day: int | None
+    max_file_size_mb: int
+    price_usd_month: float | None
+
+
+class CreditPackPrice(BaseModel):
+    id: str
+    credits: int
+    price_usd: float
+
+
+class PriceList(BaseModel):
+    plans: list[PlanPrice]
+    credit_packs: list[CreditPackPrice]
+    operations: dict[str, int]
+    credits_expire: bool
 
 
 @router.get("/balance", response_model=CreditBalance)
@@ -24,24 +45,24 @@ def balance(user: JwtUser, session: ReadSession) -> CreditBalance:
 
 
 @router.get("/pricing")
-def pricing(resources: Res) -> dict[str, Any]:
+def pricing(resources: Res) -> PriceList:
     """Plans (request rates, file-size caps), credit packs and what each operation costs."""
     enterprise_rpm = resources.settings.enterprise_requests_per_minute
-    return {
-        "plans": [
-            {
-                "id": p.id,
-                "name": p.name,
-                "requests_per_minute": p.requests_per_minute or enterprise_rpm,
-                "requests_per_day": p.requests_per_day,
-                "max_file_size_mb": p.max_file_bytes // (1024 * 1024),
-                "price_usd_month": p.price_usd_month,
-            }
+    return PriceList(
+        plans=[
+            PlanPrice(
+                id=p.id,
+                name=p.name,
+                requests_per_minute=p.requests_per_minute or enterprise_rpm,
+                requests_per_day=p.requests_per_day,
+                max_file_size_mb=p.max_file_bytes // (1024 * 1024),
+                price_usd_month=p.price_usd_month,
+            )
             for p in PLANS.values()
         ],
-        "credit_packs": [
-            {"id": c.id, "credits": c.credits, "price_usd": c.price_usd} for c in CREDIT_PACKS
+        credit_packs=[
+            CreditPackPrice(id=c.id, credits=c.credits, price_usd=c.price_usd) for c in CREDIT_PACKS
         ],
-        "operations": {**OPERATION_PRICES, "upscale_2x": 1, "upscale_4x": 1, "upscale_8x": 2},
-        "credits_expire": False,
-    }
+        operations=published_prices(),
+        credits_expire=False,
+    )

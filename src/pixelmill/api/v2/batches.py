@@ -3,96 +3,23 @@ per image on one reservation; poll the batch or receive ``batch.completed``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.generation import checked_webhook
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import batches
 from pixelmill.jobs.lifecycle import BATCH_STATES
+from pixelmill.jobs.schemas import BatchCreate, BatchCreated, BatchListItem, BatchStatus
 from pixelmill.library import service as library
 from pixelmill.library.images import save_image
-from pixelmill.operations.pipeline import ImageSource
+from pixelmill.operations.inputs import ImageSource
+from pixelmill.webhooks.registry import checked_webhook_url
 
 router = APIRouter(prefix="/api/v2", tags=["v2 batches"])
-
-
-class BatchImage(BaseModel):
-    id: str = Field(min_length=1, max_length=255, description="your own identifier (SKU)")
-    image: str = Field(min_length=1, description="base64 image")
-    category: str | None = None
-
-
-class BatchCreate(BaseModel):
-    images: list[BatchImage] = Field(min_length=1, max_length=100)
-    images_per_product: int = Field(6, ge=1, le=12)
-    webhook_url: str | None = None
-
-
-class BatchCreated(BaseModel):
-    batch_id: str
-    status: str
-    total_images: int
-    images_to_generate: int
-    credits_reserved: int
-    credits_remaining: int
-    poll_url: str
-
-
-class BatchProgress(BaseModel):
-    completed: int
-    failed: int
-    pending: int
-    total: int
-
-
-class BatchImageResult(BaseModel):
-    scene: str
-    url: str
-
-
-class BatchImageStatus(BaseModel):
-    id: str | None = Field(description="the caller's id of the image")
-    job_id: str
-    status: str
-    error: str | None
-    results: list[BatchImageResult]
-
-
-class BatchStatus(BaseModel):
-    """A batch's state; ``completed`` is final (``cancelled`` tells a cancelled batch)."""
-
-    batch_id: str
-    status: str = Field(description="pending, processing or completed")
-    cancelled: bool
-    progress: BatchProgress
-    total_images: int
-    images_per_product: int
-    credits_reserved: int
-    credits_used: int
-    created_at: str | None
-    started_at: str | None
-    completed_at: str | None
-    images: list[BatchImageStatus]
-
-
-class BatchListItem(BaseModel):
-    batch_id: str
-    status: str
-    cancelled: bool
-    total_images: int
-    progress: BatchProgress
-    credits_reserved: int
-    credits_used: int
-    created_at: str | None
-    completed_at: str | None
 
 
 @router.post("/batches", status_code=202, responses={202: {"model": BatchCreated}})
@@ -101,51 +28,44 @@ async def create_batch(
 ) -> JSONResponse:
     """Start a batch: ``len(images) * images_per_product`` credits reserved now; unused
     credits come back when the batch ends or is cancelled. Honours ``Idempotency-Key``."""
-    attempt = idempotency.begin(
-        resources.db,
-        user.id,
-        request.headers.get("Idempotency-Key"),
-        request.url.path,
-        body.model_dump(),
-    )
-    if attempt.stored is not None:
-        return JSONResponse(attempt.stored.body, status_code=attempt.stored.status_code)
-    ids = [img.id for img in body.images]
-    if len(set(ids)) != len(ids):
-        raise InvalidInput("images[].id must be unique within a batch")
-    webhook_url = await checked_webhook(resources, body.webhook_url)
-    items = []
-    for img in body.images:
-        try:
-            saved = await save_image(resources, ImageSource("base64", img.image), user, "inputs")
-        except InvalidInput as exc:
-            raise InvalidInput(f"images[{img.id}]: {exc.message}") from exc
-        items.append(batches.BatchItem(img.id, saved.key, library.normalise_category(img.category)))
     base = public_base_url(request, resources)
 
-    def create(session: Session) -> dict[str, Any]:
+    async def prepare() -> tuple[str | None, list[batches.BatchItem]]:
+        ids = [img.id for img in body.images]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("images[].id must be unique within a batch")
+        webhook_url = await checked_webhook_url(body.webhook_url, resources.settings)
+        items = []
+        for img in body.images:
+            source = ImageSource("base64", img.image)
+            try:
+                saved = await save_image(
+                    resources.inputs, resources.library_storage, source, user, "inputs"
+                )
+            except InvalidInput as exc:
+                raise InvalidInput(f"images[{img.id}]: {exc.message}") from exc
+            category = library.normalise_category(img.category)
+            items.append(batches.BatchItem(img.id, saved.key, category))
+        return webhook_url, items
+
+    def create(
+        session: Session, prepared: tuple[str | None, list[batches.BatchItem]]
+    ) -> BatchCreated:
+        webhook_url, items = prepared
         batch, remaining = batches.create_batch(
             session,
-            resources,
+            resources.jobs,
             user_id=user.id,
             items=items,
             per_item=body.images_per_product,
             base_url=base,
             webhook_url=webhook_url,
         )
-        payload = {
-            "batch_id": batch.id,
-            "status": batch.status,
-            "total_images": batch.total_images,
-            "images_to_generate": batch.total_images * batch.images_per_product,
-            "credits_reserved": batch.credits_reserved,
-            "credits_remaining": remaining,
-            "poll_url": base.rstrip("/") + f"/api/v2/batches/{batch.id}",
-        }
-        attempt.save(session, 202, payload)
-        return payload
+        return BatchCreated.of(batch, remaining, base)
 
-    return JSONResponse(await resources.db.transact(create), status_code=202)
+    return await idempotent_create(
+        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+    )
 
 
 @router.get("/batches", response_model=list[BatchListItem])
@@ -155,7 +75,7 @@ def list_batches(
     limit: int = Query(20, ge=1, le=200),
     offset: int = Query(0, ge=0),
     status_filter: str | None = Query(None, description=", ".join(BATCH_STATES)),
-) -> list[dict[str, Any]]:
+) -> list[BatchListItem]:
     """The account's batches, newest first."""
     with resources.db.read() as session:
         return [
@@ -171,23 +91,21 @@ def get_batch(
     resources: Res,
     request: Request,
     include_images: bool = True,
-) -> dict[str, Any]:
+) -> BatchStatus:
     """A batch's status, progress counts (completed, failed, pending), credits and, with
     ``include_images``, every image's status and results."""
+    base = public_base_url(request, resources)
     with resources.db.read() as session:
         batch = batches.get_batch(session, user.id, batch_id)
-        return batches.batch_view(
-            session, batch, resources.signer, public_base_url(request, resources), include_images
-        )
+        return batches.batch_status(session, resources.signer, batch, base, include_images)
 
 
 @router.post("/batches/{batch_id}/cancel", response_model=BatchStatus)
 def cancel_batch(
     batch_id: str, user: ApiKeyUser, resources: Res, session: DbSession, request: Request
-) -> dict[str, Any]:
+) -> BatchStatus:
     """Cancel a pending or processing batch: unfinished images stop, unused credits come back;
     the batch then reads ``completed`` with ``cancelled: true``."""
-    batch = batches.cancel_batch(session, resources, user.id, batch_id)
-    return batches.batch_view(
-        session, batch, resources.signer, public_base_url(request, resources), False
-    )
+    batch = batches.cancel_batch(session, resources.jobs, user.id, batch_id)
+    base = public_base_url(request, resources)
+    return batches.batch_status(session, resources.signer, batch, base, False)

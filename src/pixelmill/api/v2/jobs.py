@@ -3,42 +3,23 @@ and the job status (poll until ``completed`` or ``failed``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from pixelmill import idempotency
 from pixelmill.api.deps import ApiKeyUser, Res
+from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.generation import (
-    JobCreated,
-    JobListItem,
-    JobStatus,
-    checked_webhook,
-    start_scene_job,
-)
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.lifecycle import JOB_STATES
+from pixelmill.jobs.schemas import JobCreate, JobCreated, JobListItem, JobStatus
 from pixelmill.library import service as library
-from pixelmill.library.images import save_image
-from pixelmill.operations.pipeline import ImageSource
+from pixelmill.library.images import SavedImage, save_image
+from pixelmill.operations.inputs import ImageSource
+from pixelmill.webhooks.registry import checked_webhook_url
 
 router = APIRouter(prefix="/api/v2", tags=["v2 jobs"])
-
-
-class JobCreate(BaseModel):
-    product_image: str = Field(min_length=1, description="the product image as plain base64")
-    product_filename: str = Field("product.png", max_length=255)
-    category: str = Field("other", description=", ".join(library.CATEGORIES))
-    model_id: str | None = Field(None, description="not available on this server yet")
-    model_url: str | None = Field(None, description="not available on this server yet")
-    images_to_generate: int = Field(6, ge=1, le=12, description="1 credit per image")
-    custom_prompt: str | None = Field(None, max_length=2000)
-    webhook_url: str | None = None
 
 
 @router.post("/jobs", status_code=202, responses={202: {"model": JobCreated}})
@@ -53,24 +34,22 @@ async def create_job(
             "model_id and model_url are not supported on this server yet (no model images "
             "exist); omit them to get product scene photos"
         )
-    attempt = idempotency.begin(
-        resources.db,
-        user.id,
-        request.headers.get("Idempotency-Key"),
-        request.url.path,
-        body.model_dump(),
-    )
-    if attempt.stored is not None:
-        return JSONResponse(attempt.stored.body, status_code=attempt.stored.status_code)
-    webhook_url = await checked_webhook(resources, body.webhook_url)
-    saved = await save_image(resources, ImageSource("base64", body.product_image), user, "inputs")
     base_url = public_base_url(request, resources)
 
-    def create(session: Session) -> dict[str, Any]:
-        payload = start_scene_job(
+    async def prepare() -> tuple[str | None, SavedImage]:
+        webhook_url = await checked_webhook_url(body.webhook_url, resources.settings)
+        source = ImageSource("base64", body.product_image)
+        saved = await save_image(
+            resources.inputs, resources.library_storage, source, user, "inputs"
+        )
+        return webhook_url, saved
+
+    def create(session: Session, prepared: tuple[str | None, SavedImage]) -> JobCreated:
+        webhook_url, saved = prepared
+        job, remaining = jobs.create_scene_job(
             session,
-            resources,
-            user,
+            resources.jobs,
+            user_id=user.id,
             input_key=saved.key,
             count=body.images_to_generate,
             category=library.normalise_category(body.category),
@@ -78,10 +57,11 @@ async def create_job(
             product_id=None,
             webhook_url=webhook_url,
         )
-        attempt.save(session, 202, payload)
-        return payload
+        return JobCreated.of(job, remaining, base_url)
 
-    return JSONResponse(await resources.db.transact(create), status_code=202)
+    return await idempotent_create(
+        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+    )
 
 
 @router.get("/jobs", response_model=list[JobListItem])
@@ -91,28 +71,16 @@ def list_jobs(
     limit: int = Query(50, ge=1, le=200),
     offset: int = Query(0, ge=0),
     status_filter: str | None = Query(None, description=", ".join(JOB_STATES)),
-) -> list[dict[str, Any]]:
+) -> list[JobListItem]:
     """The account's jobs, newest first."""
     with resources.db.read() as session:
         rows = jobs.list_jobs(session, user.id, limit, offset, status_filter)
-    return [
-        {
-            "job_id": j.id,
-            "status": j.status,
-            "type": j.kind,
-            "images_to_generate": j.images_to_generate,
-            "credits_used": j.credits_used,
-            "batch_id": j.batch_id,
-            "created_at": jobs.iso(j.created_at),
-            "completed_at": jobs.iso(j.completed_at),
-        }
-        for j in rows
-    ]
+        return [JobListItem.model_validate(j) for j in rows]
 
 
 @router.get("/jobs/{job_id}", response_model=JobStatus)
-def get_job(job_id: str, user: ApiKeyUser, resources: Res, request: Request) -> dict[str, Any]:
+def get_job(job_id: str, user: ApiKeyUser, resources: Res, request: Request) -> JobStatus:
     """A job's status, progress, credits and results (fresh signed URLs)."""
     with resources.db.read() as session:
         job = jobs.get_job(session, user.id, job_id)
-        return jobs.job_view(session, job, resources.signer, public_base_url(request, resources))
+        return jobs.job_status(session, resources.signer, job, public_base_url(request, resources))

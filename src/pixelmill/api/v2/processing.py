@@ -13,20 +13,22 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from pixelmill.api.deps import ApiKeyUser, Res
-from pixelmill.api.rendering import public_base_url, v2_body
-from pixelmill.engines.analyze.engine import AnalyzeParams
-from pixelmill.engines.background.engine import BackgroundRemovalParams, MakeTransparentParams
-from pixelmill.engines.colorize.engine import ColorizeParams
-from pixelmill.engines.convert.engine import ConvertParams
-from pixelmill.engines.deblur.engine import UnblurParams
-from pixelmill.engines.edit.engine import EditParams
-from pixelmill.engines.enhance.engine import EnhanceParams
-from pixelmill.engines.prompt.engine import ImageToPromptParams
-from pixelmill.engines.replace_background.engine import ReplaceBackgroundParams
-from pixelmill.engines.style.engine import StyleParams
-from pixelmill.engines.text_removal.engine import TextRemovalParams
-from pixelmill.engines.upscale.engine import UpscaleParams
-from pixelmill.operations.pipeline import ImageSource, Outcome
+from pixelmill.api.rendering import public_base_url
+from pixelmill.engines.analyze import AnalyzeParams
+from pixelmill.engines.background import BackgroundRemovalParams, MakeTransparentParams
+from pixelmill.engines.colorize import ColorizeParams
+from pixelmill.engines.convert import ConvertParams
+from pixelmill.engines.deblur import UnblurParams
+from pixelmill.engines.edit import EditParams
+from pixelmill.engines.enhance import EnhanceParams
+from pixelmill.engines.prompt import ImageToPromptParams
+from pixelmill.engines.replace_background import ReplaceBackgroundParams
+from pixelmill.engines.style import StyleParams
+from pixelmill.engines.text_removal import TextRemovalParams
+from pixelmill.engines.upscale import UpscaleParams
+from pixelmill.operations.inputs import ImageSource
+from pixelmill.operations.pipeline import Outcome
+from pixelmill.operations.schemas import AnalyzeResult, PromptResult, V2Result
 
 router = APIRouter(prefix="/api/v2", tags=["v2 processing"])
 
@@ -109,24 +111,6 @@ class ReplaceBackgroundRequest(ImageInput, ReplaceBackgroundParams):
     pass
 
 
-class V2Result(BaseModel):
-    status: str
-    processing_id: str
-    result_url: str | None
-    credits_used: int
-    credits_remaining: int | None
-    processing_time: float
-    details: dict[str, Any]
-
-
-class AnalyzeResult(V2Result):
-    analysis: dict[str, Any]
-
-
-class PromptResult(V2Result):
-    prompts: dict[str, Any]
-
-
 async def _run(
     operation: str,
     body: ImageInput,
@@ -154,70 +138,70 @@ async def _run(
     )
 
 
-@router.post("/remove-background", response_model=V2Result)
+@router.post("/remove-background")
 async def remove_background(
     body: RemoveBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Cut out the subject: a PNG (or WebP) with a transparent background. 1 credit."""
-    return v2_body(await _run("background_removal", body, user, resources, request))
+    return V2Result.from_outcome(await _run("background_removal", body, user, resources, request))
 
 
-@router.post("/make-transparent", response_model=V2Result)
+@router.post("/make-transparent")
 async def make_transparent(
     body: MakeTransparentRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Make the background transparent (colour key on plain backgrounds, else the subject
     mask); PNG with alpha. 1 credit."""
-    return v2_body(await _run("make_transparent", body, user, resources, request))
+    return V2Result.from_outcome(await _run("make_transparent", body, user, resources, request))
 
 
-@router.post("/upscale", response_model=V2Result)
+@router.post("/upscale")
 async def upscale(
     body: UpscaleRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Upscale 2x, 4x (1 credit) or 8x (2 credits); exactly scale × the input size.
     ``details.method`` names the method each quality level used."""
-    return v2_body(await _run("upscale", body, user, resources, request))
+    return V2Result.from_outcome(await _run("upscale", body, user, resources, request))
 
 
-@router.post("/remove-text", response_model=V2Result)
+@router.post("/remove-text")
 async def remove_text(
     body: RemoveTextRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Remove text and watermarks (OCR text detection, stroke mask, inpainting). 1 credit."""
-    return v2_body(await _run("text_removal", body, user, resources, request))
+    return V2Result.from_outcome(await _run("text_removal", body, user, resources, request))
 
 
-@router.post("/convert", response_model=V2Result)
+@router.post("/convert")
 async def convert(
     body: ConvertRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Convert to PNG, JPG or WebP (alpha flattened onto white for JPG). 1 credit."""
-    return v2_body(await _run("convert", body, user, resources, request))
+    return V2Result.from_outcome(await _run("convert", body, user, resources, request))
 
 
-@router.post("/enhance", response_model=V2Result)
+@router.post("/enhance")
 async def enhance(
     body: EnhanceRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Run several enhancement methods in parallel and return the best by a no-reference
     quality score; ``details.variants[]`` lists every variant with its ``url`` and score.
     1 credit."""
-    return v2_body(await _run("enhance", body, user, resources, request))
+    return V2Result.from_outcome(await _run("enhance", body, user, resources, request))
 
 
-@router.post("/unblur", response_model=V2Result)
+@router.post("/unblur")
 async def unblur(
     body: UnblurRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Deblur (Wiener deconvolution with an estimated Gaussian blur) and sharpen. 1 credit."""
-    return v2_body(await _run("unblur", body, user, resources, request))
+    return V2Result.from_outcome(await _run("unblur", body, user, resources, request))
 
 
-@router.post("/colorize", response_model=V2Result)
+@router.post("/colorize")
 async def colorize(
     body: ColorizeRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Colorize a black-and-white photo from a reference photo, a palette, or built-in
     palettes (classical colour transfer, not a learned colourizer). 1 credit."""
     extra: dict[str, ImageSource] = {}
@@ -225,59 +209,57 @@ async def colorize(
         extra["reference"] = ImageSource.choose(
             body.reference_image_base64, body.reference_image_url
         )
-    return v2_body(await _run("colorize", body, user, resources, request, extra_inputs=extra))
+    return V2Result.from_outcome(
+        await _run("colorize", body, user, resources, request, extra_inputs=extra)
+    )
 
 
-@router.post("/style-transfer", response_model=V2Result)
+@router.post("/style-transfer")
 async def style_transfer(
     body: StyleTransferRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Apply one of eight looks: cinematic, anime, oil_painting, watercolor, sketch, pop_art,
     cyberpunk, vintage. 1 credit."""
-    return v2_body(await _run("style_transfer", body, user, resources, request))
+    return V2Result.from_outcome(await _run("style_transfer", body, user, resources, request))
 
 
-@router.post("/analyze", response_model=AnalyzeResult)
+@router.post("/analyze")
 async def analyze(
     body: AnalyzeRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> AnalyzeResult:
     """Objects we can detect, colours, mood, quality, composition, text, categories,
     description and SEO alt text. 1 credit."""
-    outcome = await _run("analyze", body, user, resources, request)
-    return {**v2_body(outcome), "analysis": outcome.details}
+    return AnalyzeResult.from_outcome(await _run("analyze", body, user, resources, request))
 
 
-@router.post("/image-to-prompt", response_model=PromptResult)
+@router.post("/image-to-prompt")
 async def image_to_prompt(
     body: ImageToPromptRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> PromptResult:
     """Prompts for general use, FLUX, Midjourney and Stable Diffusion (positive/negative),
     built from the image's analysed facts. 1 credit."""
-    outcome = await _run("image_to_prompt", body, user, resources, request)
-    return {**v2_body(outcome), "prompts": outcome.details.get("prompts", {})}
+    return PromptResult.from_outcome(await _run("image_to_prompt", body, user, resources, request))
 
 
-@router.post("/edit", response_model=V2Result)
-async def edit(
-    body: EditRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+@router.post("/edit")
+async def edit(body: EditRequest, user: ApiKeyUser, resources: Res, request: Request) -> V2Result:
     """Prompt-driven edit; ``details.interpreted_as`` lists the edits applied. A prompt with
     nothing recognisable is a 422 and costs nothing. 2 credits."""
-    return v2_body(await _run("edit", body, user, resources, request))
+    return V2Result.from_outcome(await _run("edit", body, user, resources, request))
 
 
-@router.post("/image-to-image", response_model=V2Result)
+@router.post("/image-to-image")
 async def image_to_image(
     body: EditRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Text-prompt transformation (the prompt-edit engine). 2 credits."""
-    return v2_body(await _run("image_to_image", body, user, resources, request))
+    return V2Result.from_outcome(await _run("image_to_image", body, user, resources, request))
 
 
-@router.post("/replace-background", response_model=V2Result)
+@router.post("/replace-background")
 async def replace_background(
     body: ReplaceBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
-) -> dict[str, Any]:
+) -> V2Result:
     """Cut out the subject and composite it onto a procedurally generated background described
     by the prompt, with a contact shadow. 2 credits."""
-    return v2_body(await _run("replace_background", body, user, resources, request))
+    return V2Result.from_outcome(await _run("replace_background", body, user, resources, request))

@@ -1,0 +1,43 @@
+"""Request and response models of the v2 library (products and avatars)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from pixelmill.library.service import CATEGORIES
+from pixelmill.schemas import Schema, Timestamp
+
+
+class ProductCreate(BaseModel):
+    image: str = Field(min_length=1, description="the product image as plain base64")
+    filename: str = Field("product.png", max_length=255)
+    name: str | None = Field(None, max_length=255, description="default: the file name")
+    category: str | None = Field(None, description="default: other; " + ", ".join(CATEGORIES))
+    description: str | None = Field(None, max_length=5000, description="default: measured")
+
+
+class ProductOut(Schema):
+    """A product of the library."""
+
+    uuid: str = Field(validation_alias="id")
+    name: str
+    filename: str
+    category: str
+    description: str
+    image_url: str = Field(description="signed, expiring URL of the saved image")
+    width: int
+    height: int
+    created_at: Timestamp
+
+
+class AvatarOut(Schema):
+    uuid: str = Field(validation_alias="id")
+    name: str
+    gender: str
+    image_url: str
+    created_at: Timestamp
+
+
+class ProductDeleted(BaseModel):
+    uuid: str
+    deleted: bool = True

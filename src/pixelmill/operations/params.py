@@ -1,0 +1,39 @@
+"""An operation's parameters: the engine that runs it, and its parameters parsed into the
+engine's ``Params`` model and checked by the engine's ``validate``. Both happen before any
+credit is reserved, so a bad parameter is a 422 that costs nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from pixelmill.engines.base import Engine, EngineError
+from pixelmill.errors import InvalidInput, NotFound
+from pixelmill.operations.catalog import Operation
+
+
+def engine_for(engines: Mapping[str, Engine], op: Operation) -> Engine:
+    """The engine that runs ``op``; a 404 when this server does not have it."""
+    engine = engines.get(op.engine)
+    if engine is None:
+        raise NotFound(f"Operation {op.name} is not available on this server")
+    return engine
+
+
+def parse_params(engine: Engine, raw: Mapping[str, Any]) -> BaseModel:
+    """``raw`` as the engine's ``Params``, checked by the engine; :class:`InvalidInput` (422)
+    naming every bad field otherwise."""
+    try:
+        params = engine.Params.model_validate(dict(raw))
+    except ValidationError as exc:
+        msg = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
+        raise InvalidInput(f"Invalid parameters: {msg}") from exc
+    try:
+        engine.validate(params)
+    except EngineError as exc:
+        raise InvalidInput(str(exc)) from exc
+    return params

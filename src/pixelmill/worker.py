@@ -1,0 +1,97 @@
+"""The wiring of background work: which function runs each task name, and what the
+maintenance thread sweeps. ``app.py`` wires the server's resources with :func:`wire`;
+``pixelmill worker`` runs :func:`run_worker`. Domains never import this module; the queue
+adapters see only task names."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import partial
+
+from pixelmill import idempotency
+from pixelmill.config import Settings
+from pixelmill.engines.scenes import ScenesEngine
+from pixelmill.jobs import tasks as job_tasks
+from pixelmill.jobs.runner import SceneJobRunner
+from pixelmill.library import tasks as library_tasks
+from pixelmill.library.images import load_image
+from pixelmill.operations.catalog import CATALOG
+from pixelmill.resources import Resources, build_resources
+from pixelmill.webhooks import tasks as webhook_tasks
+
+log = logging.getLogger("pixelmill.worker")
+
+Task = Callable[..., object]
+
+
+def scene_runner(res: Resources) -> SceneJobRunner:
+    """The ``"jobs.run"`` body: the registry's engine of the catalog's ``scenes`` operation."""
+    engine = res.engines[CATALOG["scenes"].engine]
+    if not isinstance(engine, ScenesEngine):
+        raise TypeError(f"the scenes operation needs a multi-image engine, got {engine!r}")
+    return SceneJobRunner(
+        backends=res.jobs,
+        engine=engine,
+        results=res.storage,
+        load_input=partial(load_image, res.inputs, res.library_storage),
+        lease_seconds=float(res.settings.job_lease_seconds),
+        scene_size=res.settings.scene_size,
+    )
+
+
+def task_table(res: Resources) -> dict[str, Task]:
+    """Task name -> the function that runs it with these resources."""
+    return {
+        job_tasks.RUN: partial(job_tasks.run_job, scene_runner(res)),
+        webhook_tasks.DELIVER: partial(webhook_tasks.deliver, res.db, res.queue, res.settings),
+        library_tasks.ANALYZE: partial(
+            library_tasks.analyze_product,
+            res.db,
+            partial(load_image, res.inputs, res.library_storage),
+        ),
+    }
+
+
+def sweep(res: Resources) -> dict[str, int]:
+    """The maintenance sweep of background work: stranded jobs, overdue webhook deliveries,
+    expired idempotency records. Idempotent; several processes may run it at once."""
+    counts = job_tasks.sweep(
+        res.jobs,
+        lease_seconds=float(res.settings.job_lease_seconds),
+        max_attempts=res.settings.job_max_attempts,
+    )
+    counts["webhooks_dispatched"] = webhook_tasks.sweep(res.db, res.queue)
+    with res.db.transaction() as session:
+        counts["idempotency_expired"] = idempotency.expire(session)
+    return counts
+
+
+def wire(res: Resources) -> Resources:
+    """Bind the task table to the queue and the sweeps to the maintenance thread (once)."""
+    if res.wired:
+        return res
+    table = task_table(res)
+
+    def run(task: str, args: tuple[str, ...]) -> None:
+        table[task](*args)  # a KeyError for an unknown name: the queue logs it
+
+    res.queue.bind(run, table)
+    res.maintenance.tasks.extend([res.pipeline.sweep, partial(sweep, res)])
+    res.wired = True
+    return res
+
+
+def run_worker(settings: Settings, concurrency: int | None = None) -> None:
+    """Run a Celery worker in this process until it is stopped (``pixelmill worker``)."""
+    from pixelmill.queue.celery import CeleryQueue  # only a worker process needs Celery loaded
+
+    res = wire(build_resources(settings))
+    queue = res.queue
+    if not isinstance(queue, CeleryQueue):
+        raise SystemExit("pixelmill worker needs PIXELMILL_QUEUE=celery")
+    res.start()
+    try:
+        queue.work(concurrency or settings.job_workers)
+    finally:
+        res.close()

@@ -1,0 +1,182 @@
+"""The layering rules of docs/architecture.md, checked on the import graph of ``src/pixelmill``.
+
+Every ``import`` and ``from ... import`` is read with :mod:`ast`, at module level and inside
+functions alike (a function-level import hides a cycle; it does not remove it).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "pixelmill"
+
+DOMAINS = (
+    "accounts",
+    "credits",
+    "jobs",
+    "library",
+    "webhooks",
+    "generation",
+    "storefront",
+    "providers",
+)
+"""Domain packages: they never import the wiring (``resources``) or a surface (``api``)."""
+
+ENGINE_SHARED = ("base", "registry", "runtime")
+"""What every capability under ``engines/`` may import besides its own folder."""
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str  # dotted module name
+    target: str  # dotted module name (a submodule when ``from pkg import submodule``)
+    type_checking: bool
+    line: int
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_module(dotted: str) -> bool:
+    base = SRC.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+            if name == "TYPE_CHECKING":
+                for child in node.body:
+                    for sub in ast.walk(child):
+                        if isinstance(sub, ast.Import | ast.ImportFrom):
+                            lines.add(sub.lineno)
+    return lines
+
+
+def imports_of(path: Path) -> list[Import]:
+    name = module_name(path)
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(), filename=str(path))
+    guarded = _type_checking_lines(tree)
+    found: list[Import] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:
+                base = name.split(".")
+                drop = node.level - 1 if is_package else node.level
+                base = base[: len(base) - drop]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                targets.append(sub if is_module(sub) else module)
+        for target in targets:
+            if target == "pixelmill" or target.startswith("pixelmill."):
+                found.append(Import(name, target, node.lineno in guarded, node.lineno))
+    return found
+
+
+def all_imports() -> list[Import]:
+    return [imp for path in sorted(PACKAGE.rglob("*.py")) for imp in imports_of(path)]
+
+
+def top(dotted: str) -> str:
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """A cycle in the directed graph, as a list of nodes, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_checker_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
+    tree = ast.parse("def f():\n    from pixelmill.jobs import service\n")
+    inner = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert inner and inner[0].module == "pixelmill.jobs"
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    assert find_cycle(edges) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+    found = imports_of(PACKAGE / "jobs" / "lifecycle.py")
+    assert any(i.target == "pixelmill.db.models" for i in found)
+
+
+def test_no_cycle_between_top_level_packages() -> None:
+    edges: dict[str, set[str]] = {}
+    for imp in all_imports():
+        if imp.type_checking:
+            continue
+        a, b = top(imp.importer), top(imp.target)
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+    assert find_cycle(edges) is None, f"import cycle: {' -> '.join(find_cycle(edges) or [])}"
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_domains_never_import_the_wiring_or_a_surface(domain: str) -> None:
+    bad = [
+        f"{imp.importer}:{imp.line} imports {imp.target}"
+        for imp in all_imports()
+        if top(imp.importer) == domain
+        and imp.importer.split(".")[1] == domain
+        and top(imp.target) in ("resources", "api", "app", "worker", "cli")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_engines_import_no_other_capabilitys_internals() -> None:
+    bad = []
+    for imp in all_imports():
+        parts = imp.importer.split(".")
+        if parts[:2] != ["pixelmill", "engines"] or len(parts) < 3:
+            continue
+        if parts[2] in ENGINE_SHARED or not (PACKAGE / "engines" / parts[2]).is_dir():
+            continue
+        target = imp.target.split(".")
+        if target[:2] != ["pixelmill", "engines"] or len(target) < 3:
+            continue
+        if target[2] in ENGINE_SHARED or target[2] == parts[2]:
+            continue
+        if len(target) > 3:  # another capability's inner module
+            bad.append(f"{imp.importer}:{imp.line} imports {imp.target}")
+    assert not bad, "\n".join(bad)
