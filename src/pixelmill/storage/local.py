@@ -27,7 +27,7 @@ class LocalStorage:
         self.root.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
-        if not _KEY.match(key):
+        if not _KEY.fullmatch(key):
             raise ValueError(f"invalid storage key: {key!r}")
         return self.root / key
 

@@ -16,15 +16,19 @@ class UrlSigner:
         self.ttl_seconds = ttl_seconds
 
     def _sig(self, key: str, exp: int) -> str:
-        return hmac.new(self._secret, f"{key}|{exp}".encode(), hashlib.sha256).hexdigest()[:32]
+        # surrogatepass: a key is whatever a request path decoded to, never an encoding error.
+        message = f"{key}|{exp}".encode("utf-8", "surrogatepass")
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
 
     def path_for(self, key: str, now: float | None = None) -> str:
         exp = int((now or time.time()) + self.ttl_seconds)
         return f"/files/{key}?exp={exp}&sig={self._sig(key, exp)}"
 
     def check(self, key: str, exp: int, sig: str, now: float | None = None) -> str | None:
-        """None when valid, else the reason it is not."""
-        if not hmac.compare_digest(self._sig(key, exp), sig):
+        """None when valid, else the reason it is not (any string is a valid input)."""
+        # compare_digest refuses non-ASCII strings; a real signature is hex, so such a one is
+        # simply wrong.
+        if not sig.isascii() or not hmac.compare_digest(self._sig(key, exp), sig):
             return "invalid signature"
         if exp < (now or time.time()):
             return "link expired"

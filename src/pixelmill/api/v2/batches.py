@@ -73,7 +73,7 @@ def list_batches(
     user: ApiKeyUser,
     resources: Res,
     limit: int = Query(20, ge=1, le=200),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=2**63 - 1),
     status_filter: str | None = Query(None, description=", ".join(BATCH_STATES)),
 ) -> list[BatchListItem]:
     """The account's batches, newest first."""

@@ -69,7 +69,7 @@ def list_jobs(
     user: ApiKeyUser,
     resources: Res,
     limit: int = Query(50, ge=1, le=200),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=2**63 - 1),
     status_filter: str | None = Query(None, description=", ".join(JOB_STATES)),
 ) -> list[JobListItem]:
     """The account's jobs, newest first."""

@@ -5,8 +5,9 @@ endpoint's secret (Standard Webhooks: ``webhook-id``, ``webhook-timestamp``,
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
@@ -14,6 +15,10 @@ from pixelmill.webhooks import registry
 from pixelmill.webhooks.schemas import Deleted, WebhookCreate, WebhookOut
 
 router = APIRouter(prefix="/api/v2", tags=["v2 webhooks"])
+
+# The ids the ``webhook_endpoints.id`` column can hold (INTEGER: 32 bits on PostgreSQL); a
+# larger number is a 422 here instead of an overflow in the database driver.
+WebhookId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the webhook's id")]
 
 
 @router.post("/webhooks", response_model=WebhookOut, response_model_exclude_none=True)
@@ -38,7 +43,7 @@ def list_webhooks(user: ApiKeyUser, resources: Res) -> list[WebhookOut]:
 
 
 @router.delete("/webhooks/{webhook_id}", response_model=Deleted)
-def delete_webhook(webhook_id: int, user: ApiKeyUser, session: DbSession) -> Deleted:
+def delete_webhook(webhook_id: WebhookId, user: ApiKeyUser, session: DbSession) -> Deleted:
     """Remove a webhook (404 for an id that is not the account's)."""
     registry.delete_endpoint(session, user.id, webhook_id)
     return Deleted(id=webhook_id)
