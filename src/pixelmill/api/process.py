@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from pixelmill.api.deps import ApiKeyUser, Res, publish_limits
+from pixelmill.api.forms import UpscaleFactor
 from pixelmill.api.rendering import public_base_url
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.operations.inputs import ImageSource
@@ -33,7 +34,7 @@ async def process(
     file: Annotated[UploadFile | None, File(description="image_to_image's input image")] = None,
     output_format: Annotated[Literal["png", "webp"] | None, Form()] = None,
     quality: Annotated[int, Form(ge=1, le=100)] = 95,
-    scale: Annotated[Literal[2, 4, 8], Form()] = 2,
+    scale: Annotated[UpscaleFactor, Form()] = 2,
     face_enhance: Annotated[bool, Form()] = False,
     parameters: Annotated[
         str | None, Form(description='image_to_image: JSON {"prompt": ..., "strength": 0..1}')

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from pixelmill.accounts.schemas import CreditBalance, UserInfo
 from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
+from pixelmill.api.forms import UpscaleFactor
 from pixelmill.api.rendering import public_base_url
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
@@ -72,7 +73,7 @@ async def upscale(
     user: ApiKeyUser,
     resources: Res,
     request: Request,
-    scale: Annotated[Literal[2, 4, 8], Form()] = 2,
+    scale: Annotated[UpscaleFactor, Form()] = 2,
     quality: Annotated[Literal["fast", "balanced", "high"], Form()] = "balanced",
 ) -> V1Result:
     """Upscale 2x/4x (1 credit) or 8x (2 credits)."""
@@ -138,7 +139,7 @@ def history(
     resources: Res,
     request: Request,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
 ) -> History:
     """The account's processing history, newest first. ``result_url`` is present while the
     result is still kept (the retention period)."""
