@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -28,6 +29,7 @@ from pixelmill.worker import wire
 log = logging.getLogger("pixelmill")
 
 OPENAPI_URL = "/.well-known/openapi.json"
+DOCS_ASSETS_URL = "/docs/assets"
 
 
 class RateLimitHeadersMiddleware:
@@ -186,7 +188,9 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
             else:
                 res.maintenance.stop()
 
-    app = FastAPI(
+    # /docs is Swagger UI from a packaged copy of its assets (served under DOCS_ASSETS_URL), so
+    # the page works with no network; no validator badge, which would call an outside host.
+    app = FastAPIOffline(
         title="pixelmill",
         version=__version__,
         description="Self-hostable, credit-billed HTTP API for AI image work "
@@ -194,6 +198,8 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         openapi_url=OPENAPI_URL,
         docs_url="/docs",
         redoc_url=None,
+        static_url=DOCS_ASSETS_URL,
+        swagger_ui_parameters={"validatorUrl": None},
         lifespan=lifespan,
     )
     app.state.resources = res
