@@ -40,6 +40,7 @@ def serve(
     from pixelmill.db.migrate import upgrade
 
     settings = _settings()
+    typer.echo(f"pixelmill: migrating the database ({settings.resolved_database_url})")
     upgrade(settings.resolved_database_url)
     base = settings.public_base_url or f"http://{host}:{port}"
     typer.echo(
@@ -52,6 +53,8 @@ pixelmill {_version()} on {base}  (database: {settings.resolved_database_url})
   Or from the shell:  pixelmill admin create-user you@example.com
   Then:  curl -s {base}/api/v2/account -H 'Authorization: Bearer pk_live_...'
   API docs: {base}/docs   OpenAPI 3.0.3: {base}/.well-known/openapi.json
+
+pixelmill: loading the application (a few seconds); "Uvicorn running on" below means ready
 """
     )
     uvicorn.run(
