@@ -37,17 +37,25 @@ class EngineInputs:
     image: ImageArray
     extra: dict[str, ImageArray] = field(default_factory=dict)
 
+    @classmethod
+    def none(cls) -> EngineInputs:
+        """Inputs for an engine that takes no image (the guided avatar draws from its
+        parameters alone): a 1×1 black RGB placeholder, which such engines ignore."""
+        return cls(np.zeros((1, 1, 3), dtype=np.uint8))
+
 
 @dataclass(frozen=True)
 class OutputImage:
     """One image an engine produced. ``label`` names it when an engine returns several
     (enhance variants, scene names). ``preferred_format`` is a hint (``png`` when the alpha
-    channel matters); the caller's requested output format wins."""
+    channel matters); the caller's requested output format wins. ``data`` holds JSON-safe facts
+    about this one image (an avatar's body landmarks and attributes, say)."""
 
     pixels: ImageArray
     label: str = "result"
     preferred_format: str | None = None
     score: float | None = None
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

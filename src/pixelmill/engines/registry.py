@@ -4,6 +4,7 @@ first use (``load()`` is idempotent and locked), so building the registry is che
 from __future__ import annotations
 
 from pixelmill.engines.analyze import AnalyzeEngine
+from pixelmill.engines.avatar import GuidedAvatarEngine, ReferenceAvatarEngine
 from pixelmill.engines.background import BackgroundRemovalEngine, MakeTransparentEngine
 from pixelmill.engines.base import Engine
 from pixelmill.engines.colorize import ColorizeEngine
@@ -35,5 +36,7 @@ def build_engines() -> dict[str, Engine]:
         EditEngine(),
         ReplaceBackgroundEngine(),
         ScenesEngine(),
+        GuidedAvatarEngine(),
+        ReferenceAvatarEngine(),
     ]
     return {e.name: e for e in engines}
