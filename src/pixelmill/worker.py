@@ -8,12 +8,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
+from typing import cast
 
 from pixelmill import idempotency
 from pixelmill.config import Settings
-from pixelmill.engines.scenes import ScenesEngine
+from pixelmill.engines.base import MultiImageEngine
+from pixelmill.generation.avatars import AvatarKind
+from pixelmill.generation.service import AVATAR_KIND, operation_for
 from pixelmill.jobs import tasks as job_tasks
-from pixelmill.jobs.runner import SceneJobRunner
+from pixelmill.jobs.runner import JobRunner, ScenesKind
 from pixelmill.library import tasks as library_tasks
 from pixelmill.library.images import load_image
 from pixelmill.operations.catalog import CATALOG
@@ -25,25 +28,40 @@ log = logging.getLogger("pixelmill.worker")
 Task = Callable[..., object]
 
 
-def scene_runner(res: Resources) -> SceneJobRunner:
-    """The ``"jobs.run"`` body: the registry's engine of the catalog's ``scenes`` operation."""
-    engine = res.engines[CATALOG["scenes"].engine]
-    if not isinstance(engine, ScenesEngine):
-        raise TypeError(f"the scenes operation needs a multi-image engine, got {engine!r}")
-    return SceneJobRunner(
-        backends=res.jobs,
-        engine=engine,
-        results=res.storage,
-        load_input=partial(load_image, res.inputs, res.library_storage),
-        lease_seconds=float(res.settings.job_lease_seconds),
+def multi_image_engine(res: Resources, operation: str) -> MultiImageEngine:
+    """The registry's engine of a catalog operation that jobs run image by image."""
+    engine = res.engines[CATALOG[operation].engine]
+    if not hasattr(engine, "plan"):
+        raise TypeError(f"operation {operation} needs a multi-image engine, got {engine!r}")
+    return cast(MultiImageEngine, engine)
+
+
+def job_runner(res: Resources) -> JobRunner:
+    """The ``"jobs.run"`` body: one kind per job kind, each through the registry's engines."""
+    load_input = partial(load_image, res.inputs, res.library_storage)
+    scenes = ScenesKind(
+        engine=multi_image_engine(res, "scenes"),
+        load_input=load_input,
         scene_size=res.settings.scene_size,
+    )
+    avatars = AvatarKind(
+        guided=multi_image_engine(res, operation_for("guided").name),
+        reference=multi_image_engine(res, operation_for("reference").name),
+        load_input=load_input,
+        library_store=res.library_storage,
+    )
+    return JobRunner(
+        backends=res.jobs,
+        kinds={"scenes": scenes, AVATAR_KIND: avatars},
+        results=res.storage,
+        lease_seconds=float(res.settings.job_lease_seconds),
     )
 
 
 def task_table(res: Resources) -> dict[str, Task]:
     """Task name -> the function that runs it with these resources."""
     return {
-        job_tasks.RUN: partial(job_tasks.run_job, scene_runner(res)),
+        job_tasks.RUN: partial(job_tasks.run_job, job_runner(res)),
         webhook_tasks.DELIVER: partial(webhook_tasks.deliver, res.db, res.queue, res.settings),
         library_tasks.ANALYZE: partial(
             library_tasks.analyze_product,

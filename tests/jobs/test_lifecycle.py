@@ -16,7 +16,7 @@ from pixelmill.db.models import Job
 from pixelmill.jobs import lifecycle, service
 from pixelmill.jobs.service import Claim, LostClaim
 from pixelmill.resources import Resources
-from pixelmill.worker import scene_runner
+from pixelmill.worker import job_runner
 from pixelmill.worker import sweep as sweep_jobs
 from tests.jobs.helpers import (
     held_reservations,
@@ -38,7 +38,7 @@ def test_transition_table() -> None:
 
 
 def run_job(resources: Resources, job_id: str) -> str | None:
-    return scene_runner(resources).run(job_id)
+    return job_runner(resources).run(job_id)
 
 
 def claim(resources: Resources, job_id: str, lease: float) -> Claim | None:

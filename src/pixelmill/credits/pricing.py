@@ -18,6 +18,7 @@ OPERATION_PRICES: dict[str, int] = {
     "image_to_image": 2,
     "replace_background": 2,
     "scene": 1,  # per scene of a scenes job
+    "avatar": 1,  # per avatar of an avatar job
     "product_upload": 0,
 }
 
@@ -27,6 +28,11 @@ UPSCALE_SCALES = (2, 4, 8)
 def upscale_price(scale: int) -> int:
     """2x and 4x cost 1 credit, 8x costs 2."""
     return 2 if scale >= 8 else 1
+
+
+def avatars_price(num_outputs: int) -> int:
+    """An avatar job costs ``OPERATION_PRICES["avatar"]`` per avatar."""
+    return num_outputs * OPERATION_PRICES["avatar"]
 
 
 def scenes_price(num_scenes: int) -> int:

@@ -1,61 +1,110 @@
-"""Runs a claimed scene job through the registry's ``scenes`` engine, one image at a time: each
-planned image is rendered outside any transaction, stored, and then recorded (progress, result,
-its captured price) in a short transaction of its own. A run resumes where a previous run of
-the same job stopped: scenes depend only on the job's seed, so a resumed job delivers the same
-set, each charged once."""
+"""Runs a claimed image job, one image at a time: the job's kind plans the images (through the
+registry's engine), each planned image is rendered outside any transaction, stored, and then
+recorded (progress, result, its captured price, whatever else the kind records) in a short
+transaction of its own. A run resumes where a previous run of the same job stopped: a plan
+depends only on the job's parameters and seed, so a resumed job delivers the same set, each
+image charged once."""
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
+from typing import Protocol
 
 from sqlalchemy.orm import Session
 
-from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine, PlannedImage
+from pixelmill.engines.base import (
+    EngineError,
+    EngineInputs,
+    MultiImageEngine,
+    OutputImage,
+    PlannedImage,
+)
 from pixelmill.engines.scenes import ScenesParams
-from pixelmill.imaging import DecodedImage, ImageInputError, encode_image
+from pixelmill.imaging import (
+    DecodedImage,
+    ImageInputError,
+    content_type,
+    encode_image,
+    file_extension,
+)
 from pixelmill.jobs import service
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
 from pixelmill.storage import ObjectStorage
 
 log = logging.getLogger("pixelmill.jobs")
 
-RESULT_FORMAT = "jpeg"
 RESULT_QUALITY = 90
+PREPARE_ERRORS = (EngineError, ImageInputError, FileNotFoundError, ValueError)
 
 
 @dataclass(frozen=True)
-class SceneJobRunner:
-    """The body of the ``"jobs.run"`` task, with what it needs: the job backends, the
-    registry's scenes engine, the results store, a loader of stored inputs, and the lease and
-    output size from the settings."""
+class Rendered:
+    """One delivered image: its place in the plan, the engine's output and its stored copy."""
+
+    position: int
+    label: str
+    output: OutputImage
+    key: str
+    data: bytes
+
+
+class JobKind(Protocol):
+    """What differs between kinds of image job (``jobs.kind``)."""
+
+    @property
+    def result_format(self) -> str:
+        """``jpeg`` or ``png`` (``png`` where transparency or exact pixels matter)."""
+        ...
+
+    @property
+    def subject(self) -> str:
+        """What the job works on, for error messages ("could not prepare the product: ...")."""
+        ...
+
+    def plan(self, claim: Claim) -> list[PlannedImage]:
+        """The job's images, from its parameters (blocking; loads inputs and models). Raises
+        ``EngineError``/``ValueError``/``FileNotFoundError`` for input the job cannot use."""
+        ...
+
+    def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
+        """Extra rows for a delivered image, in the transaction that records it."""
+        ...
+
+
+@dataclass(frozen=True)
+class ScenesKind:
+    """Scene jobs: the product placed in the registry's ``scenes`` engine's scenes."""
+
+    engine: MultiImageEngine
+    load_input: Callable[[str], DecodedImage]
+    scene_size: int
+    result_format: str = "jpeg"
+    subject: str = "product"
+
+    def plan(self, claim: Claim) -> list[PlannedImage]:
+        self.engine.load()
+        image = self.load_input(claim.input_key)
+        params = ScenesParams(
+            num_scenes=claim.count, category=claim.category, seed=claim.seed, size=self.scene_size
+        )
+        return self.engine.plan(EngineInputs(image.pixels), params)
+
+    def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class JobRunner:
+    """The body of the ``"jobs.run"`` task: the job backends, one :class:`JobKind` per job
+    kind, the results store and the lease from the settings."""
 
     backends: JobBackends
-    engine: MultiImageEngine
+    kinds: Mapping[str, JobKind]
     results: ObjectStorage
-    load_input: Callable[[str], DecodedImage]
     lease_seconds: float
-    scene_size: int
-
-    def _write(self, fn: Callable[[Session], object]) -> bool:
-        """Run ``fn`` in a transaction of its own; False (rolled back) when the run lost its
-        claim."""
-        try:
-            with self.backends.db.transaction() as session:
-                fn(session)
-        except LostClaim:
-            return False
-        return True
-
-    def _finish(self, claim: Claim, error: str | None = None) -> str | None:
-        with self.backends.db.transaction() as session:
-            return service.finish(session, self.backends, claim, error)
-
-    def _record(self, claim: Claim, item: PlannedImage, key: str, session: Session) -> None:
-        service.record_result(session, claim, item.position, item.label, key, self.lease_seconds)
 
     def run(self, job_id: str) -> str | None:
         """Returns the job's final status, or None when this delivery had nothing to do
@@ -72,35 +121,56 @@ class SceneJobRunner:
             log.exception("job %s crashed", job_id)
             return self._finish(claim, error=f"internal error ({type(exc).__name__})")
 
-    def _plan(self, claim: Claim) -> list[PlannedImage]:
-        self.engine.load()
-        image = self.load_input(claim.input_key)
-        params = ScenesParams(
-            num_scenes=claim.count, category=claim.category, seed=claim.seed, size=self.scene_size
-        )
-        return self.engine.plan(EngineInputs(image.pixels), params)
+    def _write(self, fn: Callable[[Session], object]) -> bool:
+        """Run ``fn`` in a transaction of its own; False (rolled back) when the run lost its
+        claim."""
+        try:
+            with self.backends.db.transaction() as session:
+                fn(session)
+        except LostClaim:
+            return False
+        return True
+
+    def _finish(self, claim: Claim, error: str | None = None) -> str | None:
+        with self.backends.db.transaction() as session:
+            return service.finish(session, self.backends, claim, error)
+
+    def _render(self, kind: JobKind, item: PlannedImage) -> Rendered:
+        output = item.render()
+        fmt = kind.result_format
+        data = encode_image(output.pixels, fmt, RESULT_QUALITY)
+        key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"
+        self.results.put(key, data, content_type(fmt))
+        return Rendered(item.position, item.label, output, key, data)
 
     def _run_claimed(self, claim: Claim) -> str | None:
-        lease = self.lease_seconds
+        kind = self.kinds.get(claim.kind)
+        if kind is None:
+            return self._finish(claim, error=f"jobs of kind {claim.kind!r} cannot run here")
         try:
-            planned = self._plan(claim)
-        except (EngineError, ImageInputError, FileNotFoundError, ValueError) as exc:
-            return self._finish(claim, error=f"could not prepare the product: {exc}")
+            planned = kind.plan(claim)
+        except PREPARE_ERRORS as exc:
+            return self._finish(claim, error=f"could not prepare the {kind.subject}: {exc}")
 
+        lease = self.lease_seconds
         for item in planned:
             if item.position in claim.done:
                 continue
             try:
-                data = encode_image(item.render().pixels, RESULT_FORMAT, RESULT_QUALITY)
-                key = f"results/{uuid.uuid4().hex}.jpg"
-                self.results.put(key, data, "image/jpeg")
+                rendered = self._render(kind, item)
             except (EngineError, ValueError, MemoryError, OSError) as exc:
-                log.warning("job %s: scene %s failed: %s", claim.job_id, item.label, exc)
+                log.warning("job %s: %s failed: %s", claim.job_id, item.label, exc)
                 if not self._write(lambda s: service.record_failure(s, claim, lease)):
                     return None
                 continue
-            recorded = self._write(partial(self._record, claim, item, key))
-            if not recorded:
-                self.results.delete(key)
+
+            def record(session: Session, rendered: Rendered = rendered) -> None:
+                service.record_result(
+                    session, claim, rendered.position, rendered.label, rendered.key, lease
+                )
+                kind.record(session, claim, rendered)
+
+            if not self._write(record):
+                self.results.delete(rendered.key)
                 return None
         return self._finish(claim)

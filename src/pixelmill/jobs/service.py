@@ -91,6 +91,49 @@ def dispatch_after_commit(session: Session, backends: JobBackends, job_ids: Sequ
     run_after_commit(session, lambda: dispatch(backends, ids))
 
 
+def create_job(
+    session: Session,
+    backends: JobBackends,
+    *,
+    user_id: int,
+    kind: str,
+    count: int,
+    price: int,
+    base_url: str,
+    input_key: str = "",
+    category: str = "other",
+    params: dict[str, Any] | None = None,
+    product_id: str | None = None,
+    webhook_url: str | None = None,
+) -> tuple[Job, int]:
+    """Reserve ``price`` for ``count`` images of a job of ``kind`` and write it ``pending``; it
+    is dispatched after the caller's transaction commits. Returns the job and the balance
+    left."""
+    job_id = new_id("job")
+    reservation = ledger.reserve(session, user_id, price, f"job:{job_id}")
+    job = Job(
+        id=job_id,
+        user_id=user_id,
+        kind=kind,
+        status=PENDING,
+        product_id=product_id,
+        input_key=input_key,
+        category=category,
+        images_to_generate=count,
+        params=params,
+        seed=secrets.randbelow(2**31),
+        credits_reserved=price,
+        credits_used=0,
+        reservation_id=reservation.id,
+        webhook_url=webhook_url,
+        base_url=base_url,
+    )
+    session.add(job)
+    session.flush()
+    dispatch_after_commit(session, backends, [job_id])
+    return job, ledger.balance(session, user_id)
+
+
 def create_scene_job(
     session: Session,
     backends: JobBackends,
@@ -103,31 +146,21 @@ def create_scene_job(
     product_id: str | None = None,
     webhook_url: str | None = None,
 ) -> tuple[Job, int]:
-    """Reserve the price of ``count`` scenes and write a ``pending`` scene job; it is
-    dispatched after the caller's transaction commits. Returns the job and the balance left."""
-    job_id = new_id("job")
-    price = scene_price(count)
-    reservation = ledger.reserve(session, user_id, price, f"job:{job_id}")
-    job = Job(
-        id=job_id,
+    """A ``scenes`` job: the product image ``input_key`` in ``count`` scenes, at the catalog's
+    price."""
+    return create_job(
+        session,
+        backends,
         user_id=user_id,
         kind="scenes",
-        status=PENDING,
-        product_id=product_id,
+        count=count,
+        price=scene_price(count),
+        base_url=base_url,
         input_key=input_key,
         category=category,
-        images_to_generate=count,
-        seed=secrets.randbelow(2**31),
-        credits_reserved=price,
-        credits_used=0,
-        reservation_id=reservation.id,
+        product_id=product_id,
         webhook_url=webhook_url,
-        base_url=base_url,
     )
-    session.add(job)
-    session.flush()
-    dispatch_after_commit(session, backends, [job_id])
-    return job, ledger.balance(session, user_id)
 
 
 # ---- running ------------------------------------------------------------------------------
@@ -142,10 +175,13 @@ class Claim:
     user_id: int
     batch_id: str | None
     reservation_id: str
+    kind: str
     input_key: str
     category: str
     count: int
     seed: int
+    params: dict[str, Any]
+    unit_price: int
     done: frozenset[int]
 
 
@@ -183,10 +219,14 @@ def claim(session: Session, job_id: str, lease_seconds: float) -> Claim | None:
         user_id=job.user_id,
         batch_id=job.batch_id,
         reservation_id=reservation_id,
+        kind=job.kind,
         input_key=job.input_key,
         category=job.category,
         count=job.images_to_generate,
         seed=job.seed,
+        params=dict(job.params or {}),
+        # Every image of a job costs the same: its share of what the job reserved.
+        unit_price=job.credits_reserved // max(job.images_to_generate, 1),
         done=frozenset(done),
     )
 
@@ -211,7 +251,7 @@ def record_result(
     """Store one delivered result, advance progress, renew the lease and capture its price.
     Raises :class:`LostClaim` (the caller rolls back) when this run no longer owns the job or
     its reservation was settled under it (a cancel)."""
-    price = scene_price(1)
+    price = claim.unit_price
     _renew(
         session,
         claim,
@@ -275,7 +315,7 @@ def fail_job(session: Session, backends: JobBackends, job_id: str, error: str) -
 def discard_input_after_commit(session: Session, inputs: ObjectStorage, job: Job) -> None:
     """A job's own uploaded input (not a library product) is deleted once the job is terminal
     (after the commit: a rolled-back move keeps it for the next run)."""
-    if job.product_id is None:
+    if job.product_id is None and job.input_key:
         key = job.input_key
         run_after_commit(session, lambda: inputs.delete(key))
 
@@ -365,8 +405,11 @@ def finish_batch(session: Session, backends: JobBackends, batch: Batch, *, cance
 # ---- reading ------------------------------------------------------------------------------
 
 
-def get_job(session: Session, user_id: int, job_id: str) -> Job:
-    job = session.scalar(_owned_jobs(user_id).where(Job.id == job_id))
+def get_job(session: Session, user_id: int, job_id: str, kind: str | None = None) -> Job:
+    stmt = _owned_jobs(user_id).where(Job.id == job_id)
+    if kind is not None:
+        stmt = stmt.where(Job.kind == kind)
+    job = session.scalar(stmt)
     if job is None:
         raise NotFound("Job not found")
     return job

@@ -3,14 +3,14 @@ binds them to their names."""
 
 from __future__ import annotations
 
-from pixelmill.jobs.runner import SceneJobRunner
+from pixelmill.jobs.runner import JobRunner
 from pixelmill.jobs.service import TASK, JobBackends
 from pixelmill.jobs.sweeper import sweep_jobs
 
 RUN = TASK
 
 
-def run_job(runner: SceneJobRunner, job_id: str) -> str | None:
+def run_job(runner: JobRunner, job_id: str) -> str | None:
     """``"jobs.run"``: run (or resume) one job; None when this delivery had nothing to do."""
     return runner.run(job_id)
 

@@ -31,10 +31,13 @@ class ProductOut(Schema):
 
 
 class AvatarOut(Schema):
+    """An avatar of the library (generated, or saved from a photo)."""
+
     uuid: str = Field(validation_alias="id")
     name: str
     gender: str
-    image_url: str
+    kind: str = Field(description="guided (drawn from a prompt) or reference (from a photo)")
+    image_url: str = Field(description="signed, expiring URL of the avatar image")
     created_at: Timestamp
 
 

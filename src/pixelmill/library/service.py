@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session
@@ -129,6 +130,47 @@ def schedule_analysis(
         return False
     dispatch_after_commit(session, queue, ANALYZE_TASK, product_id, ",".join(fields))
     return True
+
+
+def create_avatar(
+    session: Session,
+    user_id: int,
+    *,
+    name: str,
+    image_key: str,
+    kind: str,
+    gender: str = "unspecified",
+    prompt: str | None = None,
+    characteristics: dict[str, Any] | None = None,
+    landmarks: dict[str, Any] | None = None,
+    job_id: str | None = None,
+    parent_id: str | None = None,
+) -> Avatar:
+    avatar = Avatar(
+        id=str(uuid.uuid4()),
+        user_id=user_id,
+        name=name[:255],
+        gender=gender,
+        image_key=image_key,
+        kind=kind,
+        prompt=prompt,
+        characteristics=characteristics,
+        landmarks=landmarks,
+        job_id=job_id,
+        parent_id=parent_id,
+    )
+    session.add(avatar)
+    session.flush()
+    return avatar
+
+
+def avatars_of_job(session: Session, user_id: int, job_id: str) -> Sequence[Avatar]:
+    """The avatars a generation job delivered, in the order it made them."""
+    return session.scalars(
+        _owned_avatars(user_id)
+        .where(Avatar.job_id == job_id)
+        .order_by(Avatar.created_at, Avatar.id)
+    ).all()
 
 
 def _owned_products(user_id: int) -> Select[Product]:

@@ -14,7 +14,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pixelmill.credits.pricing import OPERATION_PRICES, scenes_price, upscale_price
+from pixelmill.credits.pricing import (
+    OPERATION_PRICES,
+    avatars_price,
+    scenes_price,
+    upscale_price,
+)
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,10 @@ def _flat(name: str) -> Callable[[BaseModel], int]:
 
 def _upscale(params: BaseModel) -> int:
     return upscale_price(int(getattr(params, "scale", 2)))
+
+
+def _avatars(params: BaseModel) -> int:
+    return avatars_price(int(getattr(params, "num_outputs", 1)))
 
 
 def _scenes(params: BaseModel) -> int:
@@ -59,5 +68,7 @@ CATALOG: dict[str, Operation] = {
         Operation("replace_background", "replace_background", _flat("replace_background"), "input"),
         # The asynchronous job path only (scene jobs and batches); no synchronous surface.
         Operation("scenes", "scenes", _scenes, "jpeg"),
+        Operation("avatar_guided", "avatar_guided", _avatars, "png"),
+        Operation("avatar_reference", "avatar_reference", _avatars, "png"),
     )
 }

@@ -1,11 +1,14 @@
 """v2 asynchronous generation: scene jobs (``/api/v2/generate/scenes`` and
-``/api/v2/generate/scenes-from-url``). Both answer 202 with ``job_id``, ``status``,
-``poll_url`` and ``credits_reserved``; poll ``GET /api/v2/jobs/{job_id}``."""
+``/api/v2/generate/scenes-from-url``; poll ``GET /api/v2/jobs/{job_id}``) and avatars
+(``/api/v2/generate/avatar``; poll ``GET /api/v2/jobs/avatar/{job_id}``). Creates answer 202
+with ``job_id``, ``status``, ``poll_url`` and ``credits_reserved``."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from functools import partial
+from typing import cast
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -15,7 +18,10 @@ from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Product
+from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
 from pixelmill.errors import InvalidInput
+from pixelmill.generation import service as generation
+from pixelmill.generation.schemas import AvatarCreate, AvatarJobCreated, AvatarJobStatus
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.schemas import (
     AvatarPhotoCreate,
@@ -150,3 +156,75 @@ def generate_tryon(body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res) ->
     """Virtual try-on of a clothing product on a saved avatar. Avatars cannot be created on
     this server yet, so this answers 404 for the avatar (a 4xx, never a charge)."""
     _avatar_photo(body, user.id, resources)
+
+
+@router.post("/generate/avatar", status_code=202, responses={202: {"model": AvatarJobCreated}})
+async def generate_avatar(
+    body: AvatarCreate, user: ApiKeyUser, resources: Res, request: Request
+) -> JSONResponse:
+    """Avatars on the job machinery, 1 credit each: ``guided`` draws people from ``prompt`` and
+    ``characteristics``; ``reference`` turns the person in a photo into studio avatars (a photo
+    with no person is a 422, nothing charged). Poll ``GET /api/v2/jobs/avatar/{job_id}``; the
+    avatars also appear in ``GET /api/v2/avatars``. Honours ``Idempotency-Key``."""
+    base_url = public_base_url(request, resources)
+
+    async def prepare() -> tuple[str | None, str]:
+        webhook_url = await checked_webhook_url(body.webhook_url, resources.settings)
+        if body.generation_type == "guided":
+            return webhook_url, ""
+        source = ImageSource.choose(body.reference_image_base64, body.reference_image_url)
+        saved = await save_image(
+            resources.inputs, resources.library_storage, source, user, "inputs"
+        )
+        await _check_person(resources, saved)
+        return webhook_url, saved.key
+
+    def create(session: Session, prepared: tuple[str | None, str]) -> AvatarJobCreated:
+        webhook_url, input_key = prepared
+        job, remaining = generation.create_avatar_job(
+            session,
+            resources.jobs,
+            body,
+            user_id=user.id,
+            input_key=input_key,
+            base_url=base_url,
+            webhook_url=webhook_url,
+        )
+        return AvatarJobCreated(
+            job_id=job.id,
+            status=job.status,
+            poll_url=base_url.rstrip("/") + f"/api/v2/jobs/avatar/{job.id}",
+            images_to_generate=job.images_to_generate,
+            credits_reserved=job.credits_reserved,
+            credits_remaining=remaining,
+        )
+
+    return await idempotent_create(
+        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+    )
+
+
+async def _check_person(resources: Resources, saved: SavedImage) -> None:
+    """Refuse a reference photo without a person before anything is reserved (the uploaded
+    file is removed again)."""
+    # A multi-image engine (the wiring checks it at startup).
+    engine = cast(MultiImageEngine, resources.engines[generation.operation_for("reference").engine])
+    params = engine.Params.model_validate({"num_outputs": 1})
+    inputs = EngineInputs(saved.image.pixels)
+    try:
+        await asyncio.get_running_loop().run_in_executor(
+            resources.pipeline.cpu, partial(engine.plan, inputs, params)
+        )
+    except EngineError as exc:
+        await asyncio.to_thread(resources.library_storage.delete, saved.key)
+        raise InvalidInput(f"reference_image: {exc}") from exc
+
+
+@router.get("/jobs/avatar/{job_id}", response_model=AvatarJobStatus)
+def get_avatar_job(
+    job_id: str, user: ApiKeyUser, resources: Res, request: Request
+) -> AvatarJobStatus:
+    """An avatar job's status, progress and results, and the avatars it saved."""
+    base_url = public_base_url(request, resources)
+    with resources.db.read() as session:
+        return generation.avatar_job_status(session, resources.signer, user.id, job_id, base_url)

@@ -1,10 +1,12 @@
-"""Avatars of the v2 library (model images for product photos and try-on)."""
+"""Avatars: people for product photos and try-on. One table for the v2 library (UUID) and,
+later, the avatar studio's saved avatars. Images live in the library store."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import JSON, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pixelmill.db.base import Base, UTCDateTime, utcnow
@@ -18,5 +20,17 @@ class Avatar(Base):
     name: Mapped[str] = mapped_column(String(255))
     gender: Mapped[str] = mapped_column(String(32), default="unspecified")
     image_key: Mapped[str] = mapped_column(String(255))
+    # guided (drawn from a prompt) or reference (from a person photo)
+    kind: Mapped[str] = mapped_column(String(16), default="guided")
+    prompt: Mapped[str | None] = mapped_column(Text, nullable=True)
+    style: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    characteristics: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # Body landmarks of the image (output pixel coordinates), for placement and try-on.
+    landmarks: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    parent_id: Mapped[str | None] = mapped_column(
+        ForeignKey("avatars.id", ondelete="SET NULL"), nullable=True
+    )
+    # The generation job that made it (None for uploads).
+    job_id: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pixelmill.db.base import Base, UTCDateTime, utcnow
@@ -28,6 +29,8 @@ class Job(Base):
     input_key: Mapped[str] = mapped_column(String(255))
     category: Mapped[str] = mapped_column(String(64), default="other")
     images_to_generate: Mapped[int] = mapped_column(Integer)
+    # The engine parameters of kinds other than scenes (e.g. an avatar's prompt), JSON.
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     seed: Mapped[int] = mapped_column(Integer, default=0)
     credits_reserved: Mapped[int] = mapped_column(Integer, default=0)
     credits_used: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,72 @@
+"""Avatar generation: an ``avatar`` job (guided from a prompt, or from a reference photo) priced
+by the catalog's ``avatar_guided`` / ``avatar_reference`` operations, one credit per avatar.
+Each delivered avatar is saved to the library (:mod:`pixelmill.generation.avatars`)."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from pixelmill.db.models import Job
+from pixelmill.engines.avatar import GuidedAvatarParams
+from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
+from pixelmill.jobs import service as jobs
+from pixelmill.jobs.service import JobBackends
+from pixelmill.library import service as library
+from pixelmill.library.images import library_url
+from pixelmill.library.schemas import AvatarOut
+from pixelmill.operations.catalog import CATALOG, Operation
+from pixelmill.storage import UrlSigner
+
+AVATAR_KIND = "avatar"
+
+
+def operation_for(generation_type: str) -> Operation:
+    return CATALOG[f"avatar_{generation_type}"]
+
+
+def create_avatar_job(
+    session: Session,
+    backends: JobBackends,
+    body: AvatarCreate,
+    *,
+    user_id: int,
+    input_key: str,
+    base_url: str,
+    webhook_url: str | None,
+) -> tuple[Job, int]:
+    """Reserve one avatar's price per output and write the ``pending`` avatar job."""
+    price = operation_for(body.generation_type).price(
+        GuidedAvatarParams(num_outputs=body.num_outputs)
+    )
+    params = {
+        "generation_type": body.generation_type,
+        "prompt": body.prompt,
+        "characteristics": body.characteristics,
+        "name": body.name,
+    }
+    return jobs.create_job(
+        session,
+        backends,
+        user_id=user_id,
+        kind=AVATAR_KIND,
+        count=body.num_outputs,
+        price=price,
+        base_url=base_url,
+        input_key=input_key,
+        params=params,
+        webhook_url=webhook_url,
+    )
+
+
+def avatar_job_status(
+    session: Session, signer: UrlSigner, user_id: int, job_id: str, base_url: str
+) -> AvatarJobStatus:
+    """The body of ``GET /api/v2/jobs/avatar/{job_id}``: the job and the avatars it saved."""
+    job = jobs.get_job(session, user_id, job_id, kind=AVATAR_KIND)
+    avatars = [
+        AvatarOut.from_row(a, image_url=library_url(signer, base_url, a.image_key))
+        for a in library.avatars_of_job(session, user_id, job.id)
+    ]
+    status = jobs.job_status(session, signer, job, base_url)
+    generation_type = str((job.params or {}).get("generation_type", "guided"))
+    return AvatarJobStatus(**status.model_dump(), generation_type=generation_type, avatars=avatars)
