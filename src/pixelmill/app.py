@@ -22,7 +22,7 @@ from pixelmill import __version__
 from pixelmill.config import Settings
 from pixelmill.db.migrate import current_revision, head_revision
 from pixelmill.errors import AppError
-from pixelmill.openapi import to_openapi_303
+from pixelmill.openapi import document_error_bodies, to_openapi_303
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
 
@@ -267,7 +267,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
                 description=app.description,
                 routes=app.routes,
             )
-            app.openapi_schema = to_openapi_303(doc)
+            app.openapi_schema = document_error_bodies(to_openapi_303(doc))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -137,3 +137,26 @@ def to_openapi_303(doc: dict[str, Any]) -> dict[str, Any]:
                 if "content" in response:
                     _convert_content(response["content"])
     return doc
+
+
+def document_error_bodies(doc: dict[str, Any]) -> dict[str, Any]:
+    """Make the documented 422 body match what the app sends, in place; returns ``doc``.
+
+    FastAPI documents a 422 as request validation only: ``detail`` is a list of field errors.
+    The app also answers 422 with one message, ``{"detail": "..."}``, when a well-formed
+    request cannot be done (an image too small to work on, a parameter an engine refuses), and
+    ``/api/process`` adds its own fields beside ``detail``; so ``detail`` is either."""
+    schemas = doc.get("components", {}).get("schemas", {})
+    body = schemas.get("HTTPValidationError")
+    if body is not None:
+        body.setdefault("properties", {})["detail"] = {
+            "anyOf": [
+                {"type": "array", "items": {"$ref": "#/components/schemas/ValidationError"}},
+                {"type": "string"},
+            ],
+            "title": "Detail",
+            "description": "the field errors of a request that does not validate, or one "
+            "message for a request that cannot be done",
+        }
+        body["required"] = ["detail"]
+    return doc
