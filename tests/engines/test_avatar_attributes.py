@@ -28,6 +28,9 @@ from pixelmill.engines.avatar.attributes import (
                                                        "hair_style": "ponytail", "top": "t-shirt",
                                                        "top_color": "red", "bottom": "skirt"}),
         ("grey bob", {"hair_color": "grey", "hair_style": "bob"}),
+        ("red and white striped t-shirt", {"top": "t-shirt", "top_color": "red",
+                                           "top_pattern": "white"}),
+        ("leather jacket", {"top": "jacket", "top_color": "black leather"}),
         ("dark brown skin, afro", {"skin_tone": "dark brown", "hair_style": "afro"}),
         ("navy suit in an office", {"top": "suit", "top_color": "navy", "backdrop": "office"}),
         ("teen boy", {"presentation": "male", "age": "teen"}),
@@ -60,6 +63,8 @@ def test_words_not_understood_are_returned_in_order_once() -> None:
     assert unrecognised.count("umbrella") == 1
     assert "rain" in unrecognised
     assert "woman" not in unrecognised
+    _, unrecognised = parse_prompt("Zoë, a woman with a café au lait 🙂 scarf")
+    assert unrecognised == ["zoë", "café", "au", "lait", "scarf"]
 
 
 def test_characteristics_override_the_prompt_and_report_what_they_cannot_use() -> None:

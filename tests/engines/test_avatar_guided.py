@@ -30,7 +30,7 @@ VARIETY_PROMPTS = (
     "woman with dark brown skin, afro, yellow dress, beach",
     "man, tan skin, buzz cut, white t-shirt, black jeans, hands in pockets",
     "non-binary person, pink hair, denim jacket, black trousers, night",
-    "little girl, blonde ponytail, red t-shirt, skirt, celebrating",
+    "little girl, blonde ponytail, red and white striped t-shirt, denim skirt, celebrating",
     "businesswoman, black hair in a bun, grey blazer, skirt, hands on hips, office",
     "plus-size man, bald, glasses, green polo, khaki trousers, presenting",
     "woman, olive skin, wavy brown hair, coral tank top, white shorts, sunset",

@@ -3,6 +3,8 @@ any work is charged, and turns the astronaut photo into framed studio variants."
 
 from __future__ import annotations
 
+import cv2
+import matplotlib.cbook as cbook
 import numpy as np
 import pytest
 from skimage import data
@@ -77,6 +79,25 @@ def test_astronaut_gives_framed_studio_variants_with_landmarks() -> None:
     assert (head["left_shoulder"][0] - head["right_shoulder"][0]) > (
         half["left_shoulder"][0] - half["right_shoulder"][0]
     )
+
+
+def test_rgba_input_is_read_over_white() -> None:
+    rgba = np.dstack([photo("astronaut"), np.full((512, 512), 255, np.uint8)])
+    planned = ENGINE.plan(EngineInputs(rgba), ReferenceAvatarParams(num_outputs=2, height=256))
+    assert [p.label.split(",")[0] for p in planned] == ["half body", "headshot"]
+
+
+def test_a_head_and_shoulders_photo_gives_headshots_only() -> None:
+    hopper_file = cbook.get_sample_data("grace_hopper.jpg", asfileobj=False)
+    bgr = cv2.imread(str(hopper_file))
+    assert bgr is not None
+    image = np.ascontiguousarray(bgr[..., ::-1], dtype=np.uint8)
+    result = ENGINE.run(EngineInputs(image), ReferenceAvatarParams(num_outputs=2, height=256))
+    assert result.details["framings"] == ["head", "head"]
+    assert result.details["backdrops"][0] != result.details["backdrops"][1]
+    for out in result.images:
+        assert "nose" in out.data["landmarks"]
+        assert out.data["gender"] == "unspecified"
 
 
 def test_run_is_deterministic_and_applies_a_requested_look() -> None:

@@ -71,7 +71,8 @@ HAIR_COLORS: dict[str, Color] = {
 }
 
 HAIR_STYLES = (
-    "short", "buzz", "bald", "long", "wavy", "curly", "bob", "ponytail", "bun", "afro", "braids"
+    "short", "buzz", "bald", "long", "wavy", "curly", "short curly", "bob", "ponytail", "bun",
+    "afro", "braids",
 )  # fmt: skip
 LONG_HAIR = frozenset({"long", "wavy", "braids"})
 
@@ -96,8 +97,11 @@ class Request:
     skin_tone: str | None = None
     hair_color: str | None = None
     hair_style: str | None = None
+    hair_length: str | None = None
     top: str | None = None
     top_color: tuple[str, Color] | None = None
+    top_pattern: tuple[str, Color] | None = None
+    long_hem: bool | None = None
     bottom: str | None = None
     bottom_color: tuple[str, Color] | None = None
     shoe: str | None = None
@@ -120,7 +124,7 @@ class Request:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
-        for key in ("top_color", "bottom_color", "shoe_color", "backdrop_color"):
+        for key in ("top_color", "top_pattern", "bottom_color", "shoe_color", "backdrop_color"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value[0]
@@ -141,6 +145,8 @@ class Look:
     hair_style: str
     top: str
     top_color: tuple[str, Color]
+    stripes: tuple[str, Color] | None
+    long_hem: bool | None
     bottom: str | None
     bottom_color: tuple[str, Color]
     shoe: str
@@ -173,6 +179,8 @@ class Look:
             "hair_style": self.hair_style,
             "top": self.top,
             "top_color": self.top_color[0],
+            "stripes": self.stripes[0] if self.stripes else None,
+            "long_hem": self.long_hem,
             "bottom": self.bottom,
             "bottom_color": self.bottom_color[0] if self.bottom else None,
             "shoes": self.shoe,
@@ -189,7 +197,7 @@ class Look:
 
 # --- reading the prompt ----------------------------------------------------------------
 
-_WORD = re.compile(r"[a-z][a-z'’]*(?:-[a-z]+)*|\d+")
+_WORD = re.compile(r"[^\W\d_][^\W\d_']*(?:-[^\W\d_]+)*|\d+")
 
 _STOP_TEXT = """
 a an the and or with without in on at of for to by from as into wearing wears wear worn
@@ -263,7 +271,8 @@ _GARMENTS: dict[str, str] = {
     "cardigan": "sweater", "sweatshirt": "sweater", "knit": "sweater", "turtleneck": "sweater",
     "hoodie": "hoodie", "hoody": "hoodie", "jacket": "jacket", "denim jacket": "jacket",
     "leather jacket": "jacket", "bomber": "jacket", "blazer": "blazer", "coat": "coat",
-    "trench coat": "coat", "overcoat": "coat", "parka": "coat", "dress": "dress",
+    "trench coat": "coat", "raincoat": "coat", "overcoat": "coat", "parka": "coat",
+    "dress": "dress",
     "gown": "dress", "sundress": "dress", "suit": "suit", "tuxedo": "suit",
     "jeans": "jeans", "denim": "jeans", "trousers": "trousers", "pants": "trousers",
     "chinos": "trousers", "slacks": "trousers", "joggers": "trousers", "sweatpants": "trousers",
@@ -384,14 +393,21 @@ _COLOR_ALT = (
             "navy", "sky blue", "light blue", "dark blue", "cyan", "teal", "turquoise", "mint",
             "green", "emerald", "olive", "sage", "lime", "yellow", "gold", "mustard", "orange",
             "peach", "coral", "beige", "cream", "ivory", "tan", "brown", "chocolate",
-            "terracotta", "khaki", "denim",
+            "terracotta", "khaki", "denim", "camel", "rust", "plum", "wine",
         }
     )
     + r")"
 )  # fmt: skip
 """A clothing/backdrop colour phrase (the palette's names plus a few garment colours)."""
 
-_EXTRA_COLORS: dict[str, Color] = {"khaki": hex_color("#b5a27a"), "denim": _DENIM}
+_EXTRA_COLORS: dict[str, Color] = {
+    "khaki": hex_color("#b5a27a"),
+    "denim": _DENIM,
+    "camel": hex_color("#c19a6b"),
+    "rust": hex_color("#a4462a"),
+    "plum": hex_color("#6b3358"),
+    "wine": hex_color("#6d1f33"),
+}
 
 
 def color_named(phrase: str) -> tuple[str, Color]:
@@ -429,6 +445,8 @@ def _read_hair(r: _Reader, req: Request) -> None:
             req.hair_color = _HAIR_COLOR_WORDS[cm.group(0)]
         for sm in re.finditer(rf"(?<![a-z-])(?:{styles})(?![a-z-])", phrase):
             style = _HAIR_STYLE_WORDS[sm.group(0)]
+            if style in ("long", "short"):
+                req.hair_length = style
             # "long curly hair": the shape word (curly) wins over the length word (long).
             if req.hair_style is None or req.hair_style in ("long", "short"):
                 req.hair_style = style
@@ -444,6 +462,11 @@ def _read_hair(r: _Reader, req: Request) -> None:
         assert parts is not None
         req.hair_color = _HAIR_COLOR_WORDS[parts.group(1)]
         req.hair_style = _HAIR_STYLE_WORDS.get(parts.group(2), "short")
+    for m in r.take(rf"(?:{colors}){_SEP}(?:beard|moustache|mustache|stubble|goatee)"):
+        parts = re.match(rf"({colors}){_SEP}(\w+)", m.group(0))
+        assert parts is not None
+        req.hair_color = req.hair_color or _HAIR_COLOR_WORDS[parts.group(1)]
+        req.accessories.add("moustache" if parts.group(2) in ("moustache", "mustache") else "beard")
     for m in r.take(_alternation(_HAIR_COLOR_ALONE)):
         req.hair_color = _HAIR_COLOR_ALONE[m.group(0)]
     for m in r.take(r"(?:buzz|crew|pixie)[\s-]?cut|shaved head|" + _alternation(_HAIR_STYLE_ALONE)):
@@ -463,25 +486,40 @@ def _read_skin(r: _Reader, req: Request) -> None:
         req.skin_tone = _SKIN_WORDS[tone]
 
 
+_MATERIALS = "striped|stripy|plain|denim|leather|wool|woolen|knitted|cotton|linen|silk"
+_LEATHER = hex_color("#2b2624")
+
+
 def _read_garments(r: _Reader, req: Request) -> None:
     garments = _alternation(_GARMENTS)
     colour = rf"(?:{_COLOR_ALT})(?:{_SEP}and{_SEP}(?:{_COLOR_ALT}))?{_SEP}"
-    material = rf"(?:striped|plain|denim|leather|wool|knitted|cotton){_SEP}"
-    for m in r.take(rf"(?:{colour})?(?:{material})?(?:{garments})"):
+    material = rf"(?:{_MATERIALS}){_SEP}"
+    length = rf"(?:long|maxi|floor-length|ankle-length|midi|short|mini){_SEP}"
+    for m in r.take(rf"(?:{length})?(?:{colour})?(?:{length})?(?:{material})?(?:{garments})"):
         text = m.group(0)
         gm = re.search(rf"(?:{garments})$", text)
         assert gm is not None
         kind = _GARMENTS[gm.group(0)]
-        if gm.group(0) in ("denim jacket", "denim") and kind == "jacket":
-            color: tuple[str, Color] | None = ("denim", _DENIM)
-        else:
-            color = None
-        cm = re.match(_COLOR_ALT, text)
-        if cm is not None and cm.end() <= gm.start():
-            color = color_named(cm.group(0))
-        elif gm.group(0) == "denim jacket":
-            color = ("denim", _DENIM)
-        _put_garment(req, kind, color)
+        colours = [
+            color_named(c.group(0))
+            for c in re.finditer(rf"(?<![a-z-]){_COLOR_ALT}(?![a-z-])", text[: gm.start()])
+        ]
+        mm = re.search(rf"(?<![a-z-])(?:{_MATERIALS})(?![a-z-])", text)
+        fabric = mm.group(0) if mm else ""
+        if gm.group(0).startswith("denim") or fabric == "denim":
+            colours = colours or [("denim", _DENIM)]
+        elif gm.group(0).startswith("leather") or fabric == "leather":
+            colours = colours or [("black leather", _LEATHER)]
+        if kind in ("dress", "skirt", "coat"):
+            lm = re.search(
+                r"(?<![a-z-])(long|maxi|floor-length|ankle-length|midi|short|mini)", text
+            )
+            if lm is not None:
+                req.long_hem = lm.group(1) not in ("short", "mini")
+        if fabric in ("striped", "stripy") and kind not in BOTTOMS and kind not in _SHOES:
+            second = colours[1] if len(colours) > 1 else ("white", (0.97, 0.97, 0.96))
+            req.top_pattern = second
+        _put_garment(req, kind, colours[0] if colours else None)
 
 
 def _put_garment(req: Request, kind: str, color: tuple[str, Color] | None) -> None:
@@ -745,18 +783,30 @@ def resolve(req: Request, rng: np.random.Generator) -> Look:
 
     if req.hair_style:
         hair_style = req.hair_style
+        # Curls: short unless asked long (or worn long by default for women).
+        if hair_style == "curly" and (
+            req.hair_length == "short" or (presentation == "male" and req.hair_length is None)
+        ):
+            hair_style = "short curly"
+        elif hair_style == "short curly" and req.hair_length == "long":
+            hair_style = "curly"
     elif presentation == "female":
         hair_style = _pick(rng, ("long", "wavy", "bob", "ponytail", "bun", "curly", "afro",
                                  "braids", "long", "wavy"))  # fmt: skip
     elif presentation == "male":
-        options = ["short", "short", "buzz", "curly", "afro", "short"]
+        options = ["short", "short", "buzz", "short curly", "afro", "short"]
         if age in ("adult", "middle-aged", "senior"):
             options.append("bald")
         hair_style = _pick(rng, tuple(options))
     else:
-        hair_style = _pick(rng, ("short", "bob", "curly", "buzz", "afro"))
+        hair_style = _pick(rng, ("short", "bob", "short curly", "buzz", "afro"))
 
-    outfit_style = req.outfit_style or _pick(rng, ("casual", "casual", "casual", "business"))
+    styles = (
+        ("casual", "casual", "sporty")
+        if age == "child"
+        else ("casual", "casual", "casual", "business")
+    )
+    outfit_style = req.outfit_style or _pick(rng, styles)
     top, bottom = _outfit(req, outfit_style, presentation, rng)
     if req.outfit_style is None and (req.top or req.bottom):
         # Garments that were asked for decide the style the label shows.
@@ -819,6 +869,8 @@ def resolve(req: Request, rng: np.random.Generator) -> Look:
         hair_style=hair_style,
         top=top,
         top_color=top_color,
+        stripes=req.top_pattern,
+        long_hem=req.long_hem,
         bottom=bottom,
         bottom_color=bottom_color,
         shoe=shoe,

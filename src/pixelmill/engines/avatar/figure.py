@@ -14,7 +14,7 @@ the upper garment, the arms, the head and face, hair in front, headwear.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -96,6 +96,7 @@ class Artist:
         rim: float = 0.84,
         cast: float = 0.16,
         add: bool = True,
+        pattern: Callable[[Shape], None] | None = None,
     ) -> Shape:
         """Fill ``shape`` with ``color``: a cast shadow on the figure beneath it first, a rim
         shade (or, on very dark colours, a rim highlight) after."""
@@ -106,6 +107,8 @@ class Artist:
             shadow = shape.moved(dx, dy).minus(shape).within(self.figure)
             self.c.darken(self.c.soft(shadow, 0.6), cast)
         self.c.fill(shape, color)
+        if pattern is not None:
+            pattern(shape)
         if rim < 1.0:
             if luminance(color) < 0.14:
                 glint = shape.minus(shape.moved(self.rim, self.rim // 2))
@@ -116,6 +119,18 @@ class Artist:
         if add:
             self.figure = self.figure.union(shape)
         return shape
+
+    def stripes(self, shape: Shape) -> None:
+        """Horizontal stripes of the look's stripe colour across ``shape`` (a garment)."""
+        if self.look.stripes is None:
+            return
+        pitch, width = 0.16, 0.065
+        y = self.pr.neck_base + 0.2
+        bands = []
+        while y < self.pr.knee_y + 1.0:
+            bands.append(self.to_px([(-3.0, y), (3.0, y), (3.0, y + width), (-3.0, y + width)]))
+            y += pitch
+        self.c.fill(self.shape(*bands).within(shape), self.look.stripes[1])
 
     def detail(self, shape: Shape, color: Color, opacity: float = 1.0) -> None:
         """A flat detail (seam, button, feature) without shading."""
@@ -204,8 +219,13 @@ class Artist:
             self.piece(shape, color, rim=0.82, cast=0.12)
             self._inseams(color, kind)
         elif kind == "skirt":
-            hem = pr.knee_y - 0.12 if look.outfit_style != "elegant" else pr.knee_y + 0.45
+            hem = pr.knee_y + 0.45 if self._long(look) else pr.knee_y - 0.12
             self.piece(self.shape(self._skirt(top, hem)), color, rim=0.82, cast=0.12)
+
+    @staticmethod
+    def _long(look: Look) -> bool:
+        """Whether a dress or skirt reaches below the knee (asked for, or elegant by default)."""
+        return look.long_hem if look.long_hem is not None else look.outfit_style == "elegant"
 
     def _skirt(self, top: float, hem: float) -> Points:
         pr = self.pr
@@ -358,6 +378,9 @@ class Artist:
         waist_w = pr.waist_w + 0.02 + flare * 0.3
         if loose:
             waist_w = max(waist_w, 0.35 * waist_w + 0.65 * (pr.chest_w + hem_w) / 2)
+        if self.look.build == "plus-size":
+            waist_w += 0.06  # a rounder belly line
+            hem_w = max(hem_w, waist_w - 0.04)
         pts: list[UPoint] = [
             (-nx, pr.neck_base - 0.03),
             (-(nx + sx) / 2 - 0.02, pr.neck_base + 0.02 + 0.4 * (top_y - pr.neck_base)),
@@ -393,7 +416,9 @@ class Artist:
             "jacket": (pr.hip_y + 0.18, pr.hip_w + 0.08),
             "blazer": (pr.hip_y + 0.3, pr.hip_w + 0.07),
             "suit": (pr.hip_y + 0.3, pr.hip_w + 0.07),
-            "coat": (pr.knee_y - 0.1, pr.hip_w + 0.3),
+            "coat": (pr.knee_y - 0.1, pr.hip_w + 0.3)
+            if self.look.long_hem is not False
+            else (pr.hip_y + 0.45, pr.hip_w + 0.14),
         }.get(kind, (pr.hip_y + 0.1, pr.hip_w + 0.04))
 
     def upper_garment(self) -> None:
@@ -417,7 +442,7 @@ class Artist:
         shoulder = pr.neck_r * 1.45 + 0.2 if kind == "tank top" else None
         loose = kind in ("t-shirt", "sweater", "hoodie", "polo") or self.look.build == "plus-size"
         outline = self._torso(depth, hem, hem_w, shoulder, loose=loose)
-        torso = self.piece(self.shape(outline), color, cast=0.14)
+        torso = self.piece(self.shape(outline), color, cast=0.14, pattern=self.stripes)
         if kind in ("shirt", "polo"):
             self._collar(color, open_front=kind == "shirt")
             self._placket(color, hem, 2 if kind == "polo" else 5)
@@ -619,10 +644,12 @@ class Artist:
 
     def _dress(self, color: Color) -> None:
         look, pr = self.look, self.pr
-        hem = pr.knee_y - 0.05 if look.outfit_style != "elegant" else pr.ankle_y - 0.25
+        hem = pr.ankle_y - 0.25 if self._long(look) else pr.knee_y - 0.05
         bodice = self._torso(0.36, pr.waist_y + 0.2, pr.waist_w + 0.02, pr.neck_r * 1.45 + 0.22)
         skirt = self._skirt(pr.waist_y + 0.05, hem)
-        dress = self.piece(self.shape(bodice, skirt), color, rim=0.82, cast=0.12)
+        dress = self.piece(
+            self.shape(bodice, skirt), color, rim=0.82, cast=0.12, pattern=self.stripes
+        )
         sash = self.shape(
             self.to_px(
                 rounded_rect(
@@ -660,7 +687,7 @@ class Artist:
                 end = _lerp(arm.shoulder, arm.elbow, sleeve_len)
                 sleeve = self.shape(self.cap(arm.shoulder, arm.elbow, r0 + w + 0.03, r1 + w + 0.03))
                 sleeve = self.cut(sleeve, end, _sub(arm.elbow, arm.shoulder))
-            self.piece(sleeve, color, rim=0.82, cast=0.2)
+            self.piece(sleeve, color, rim=0.82, cast=0.2, pattern=self.stripes)
             if sleeve_len >= 1.0:
                 cuff_c = (
                     look.inner_color[1]
@@ -699,19 +726,19 @@ class Artist:
             self.piece(self.shape(fist, thumb), self.skin, rim=0.86, cast=0.15)
             return
         if arm.hand == "open":
-            palm_c = (wx + d[0] * 0.14 * k, wy + d[1] * 0.14 * k)
-            palm = self.ell(palm_c[0], palm_c[1], 0.13 * k, 0.14 * k, ang)
+            palm_c = (wx + d[0] * 0.15 * k, wy + d[1] * 0.15 * k)
+            palm = self.ell(palm_c[0], palm_c[1], 0.14 * k, 0.15 * k, ang)
             parts = [palm]
-            for i, spread in enumerate((-0.3, -0.1, 0.1, 0.28)):
+            for i, spread in enumerate((-0.34, -0.11, 0.12, 0.34)):
                 fa = along + spread * side
-                base = (palm_c[0] + math.cos(fa) * 0.08 * k, palm_c[1] + math.sin(fa) * 0.08 * k)
-                length = (0.2, 0.23, 0.22, 0.18)[i] * k
+                base = (palm_c[0] + math.cos(fa) * 0.07 * k, palm_c[1] + math.sin(fa) * 0.07 * k)
+                length = (0.19, 0.22, 0.21, 0.17)[i] * k
                 tip = (base[0] + math.cos(fa) * length, base[1] + math.sin(fa) * length)
-                parts.append(self.cap(base, tip, 0.042 * k, 0.036 * k))
-            ta = along - side * 1.25
-            tbase = (palm_c[0] + math.cos(ta) * 0.06 * k, palm_c[1] + math.sin(ta) * 0.06 * k)
-            ttip = (tbase[0] + math.cos(ta) * 0.16 * k, tbase[1] + math.sin(ta) * 0.16 * k)
-            parts.append(self.cap(tbase, ttip, 0.046 * k, 0.04 * k))
+                parts.append(self.cap(base, tip, 0.05 * k, 0.043 * k))
+            ta = along - side * 1.2
+            tbase = (palm_c[0] + math.cos(ta) * 0.07 * k, palm_c[1] + math.sin(ta) * 0.07 * k)
+            ttip = (tbase[0] + math.cos(ta) * 0.15 * k, tbase[1] + math.sin(ta) * 0.15 * k)
+            parts.append(self.cap(tbase, ttip, 0.055 * k, 0.045 * k))
             self.piece(self.shape(*parts), self.skin, rim=0.88, cast=0.15)
             return
         if arm.hand == "palm up":
@@ -828,7 +855,7 @@ class Artist:
             weight = 0.03 if look.presentation == "female" else 0.042
             self.detail(self.shape(self.to_px(stroke(brow, weight, weight * 0.7))), brow_c)
             blush = self.shape(self.ell(side * 0.22, 0.72, 0.075, 0.045)).within(face)
-            self.detail(blush, (0.95, 0.45, 0.45), 0.16 if luminance(self.skin) > 0.4 else 0.12)
+            self.detail(blush, (0.95, 0.45, 0.45), 0.16 if luminance(self.skin) > 0.4 else 0.08)
         # The nose: a soft shadow on the lit side's opposite and a small tip.
         nose = self.to_px(bezier((0.03, 0.6), (0.06, 0.69), (0.0, 0.73), (-0.04, 0.72)))
         self.detail(self.shape(_line(nose, self.b.s(0.024))), shade(self.skin, 0.72))
@@ -935,16 +962,20 @@ class Artist:
 
     # --- hair -----------------------------------------------------------------------------------
 
-    def _hair_piece(self, shape: Shape, add: bool = True, cast: float = 0.12) -> None:
+    def _hair_piece(
+        self, shape: Shape, add: bool = True, cast: float = 0.12, shine: bool = True
+    ) -> None:
         color = self.look.hair
         if self.look.hair_style == "buzz":
             color = mix(color, self.skin, 0.35)
+        if not shine:
+            # A hairline over hair already drawn: same colour, no edge of its own.
+            self.piece(shape, color, rim=1.0, cast=0.0, add=add)
+            return
         self.piece(shape, color, rim=0.8, cast=cast, add=add)
         # A shine: a lighter band near the upper-left edge.
-        shine = shape.minus(shape.moved(self.rim, self.rim)).minus(shape.moved(-self.rim * 2, 0))
-        self.c.fill(
-            shine, shade(color, 1.14) if luminance(color) < 0.6 else shade(color, 1.06), 0.9
-        )
+        band = shape.minus(shape.moved(self.rim, self.rim)).minus(shape.moved(-self.rim * 2, 0))
+        self.c.fill(band, shade(color, 1.14) if luminance(color) < 0.6 else shade(color, 1.06), 0.9)
 
     def hair_back(self) -> None:
         style, rx = self.look.hair_style, self.pr.head_rx
@@ -985,7 +1016,7 @@ class Artist:
                 ),
                 cast=0.0,
             )
-        elif style == "curly" and self.look.presentation != "male":
+        elif style == "curly":
             cloud = self.smooth(
                 [
                     (0.0, -0.16),
@@ -1063,8 +1094,8 @@ class Artist:
             ]
             self._hair_piece(self.shape(self._cap_shape(0.018, line)), add=False)
             return
-        if style in ("short", "curly") and (style == "short" or look.presentation == "male"):
-            lift = 0.07 if style == "short" else 0.1
+        if style in ("short", "short curly"):
+            lift = 0.07 if style == "short" else 0.11
             line = [
                 (rx - 0.01, 0.55),
                 (rx - 0.03, 0.33),
@@ -1076,7 +1107,7 @@ class Artist:
                 (-(rx - 0.01), 0.55),
             ]
             pts = self._cap_shape(lift, line)
-            if style == "curly":
+            if style == "short curly":
                 pts = wobble(pts, self.b.p(0.0, 0.5), self.b.s(0.05), 20)
             self._hair_piece(self.shape(pts), add=False)
             return
@@ -1108,7 +1139,7 @@ class Artist:
                 (-(rx + 0.02), 0.6),
             ]
             pts = wobble(self._cap_shape(0.12, line), self.b.p(0.0, 0.45), self.b.s(0.03), 24)
-            self._hair_piece(self.shape(pts), add=False, cast=0.0)
+            self._hair_piece(self.shape(pts), add=False, shine=False)
             return
         if style == "bob":
             line = [

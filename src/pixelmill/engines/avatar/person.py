@@ -109,10 +109,15 @@ class Person:
 
 
 def working_copy(image: ImageArray) -> tuple[ImageArray, float]:
-    """The RGB image at most :data:`MAX_WORK_SIDE` on its long side, and the factor applied."""
+    """The RGB image at most :data:`MAX_WORK_SIDE` on its long side, and the factor applied.
+    An RGBA image is first composited onto white (a cut-out's transparent pixels hold no
+    meaningful colour)."""
     if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
         raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
     rgb = image[..., :3]
+    if image.shape[2] == 4:
+        a = image[..., 3:].astype(np.float32) / 255.0
+        rgb = np.round(rgb * a + 255.0 * (1.0 - a)).astype(np.uint8)
     h, w = rgb.shape[:2]
     k = min(1.0, MAX_WORK_SIDE / max(h, w))
     if k < 1.0:
@@ -149,7 +154,7 @@ def find_person(image: ImageArray) -> Person:
     box = _person_box(prior, landmarks, face)
     if box is None:
         raise EngineError("no person found in the reference image")
-    return Person(rgb, landmarks, prior, face, _framings(landmarks, face), box, k)
+    return Person(rgb, landmarks, prior, face, _framings(landmarks, box, h), box, k)
 
 
 def _person_box(
@@ -178,17 +183,19 @@ def _person_box(
 
 
 def _framings(
-    landmarks: dict[str, tuple[float, float]], face: FaceBox | None
+    landmarks: dict[str, tuple[float, float]], box: tuple[int, int, int, int], height: int
 ) -> tuple[Framing, ...]:
-    """The framings a photo supports: full body when an ankle is seen, half body when the
-    shoulders (and so the chest below them) are, head always."""
-    shows_feet = "left_ankle" in landmarks or "right_ankle" in landmarks
-    shows_chest = "left_shoulder" in landmarks or "right_shoulder" in landmarks
-    if shows_feet:
+    """The framings a photo supports, widest first: full body when an ankle is seen; half
+    body when the hips are seen or the photo runs well below the shoulders (at least the
+    head-to-shoulder distance again); head and shoulders always."""
+    if "left_ankle" in landmarks or "right_ankle" in landmarks:
         return ("full", "half", "head")
-    if shows_chest:
-        return ("half", "head")
-    del face
+    shoulders = [landmarks[k][1] for k in ("left_shoulder", "right_shoulder") if k in landmarks]
+    hips = "left_hip" in landmarks or "right_hip" in landmarks
+    if shoulders:
+        shoulder_y = sum(shoulders) / len(shoulders)
+        if hips or height - shoulder_y >= 0.9 * (shoulder_y - box[1]):
+            return ("half", "head")
     return ("head",)
 
 

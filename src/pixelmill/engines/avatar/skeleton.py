@@ -103,7 +103,7 @@ def proportions(age: AgeGroup, presentation: Presentation, build: Build) -> Prop
     elif build == "athletic":
         chest_k, waist_k, hip_k, limb_k, shoulder_k = 1.06, 0.98, 0.98, 1.12, 1.08
     elif build == "plus-size":
-        chest_k, waist_k, hip_k, limb_k, shoulder_k = 1.14, 1.4, 1.25, 1.3, 1.06
+        chest_k, waist_k, hip_k, limb_k, shoulder_k = 1.22, 1.6, 1.38, 1.4, 1.1
     if age == "child":
         waist, hip = 0.6, 0.64
     arm_scale = wk * limb_k * (0.9 if fem else 1.0)
