@@ -80,6 +80,10 @@ def test_characteristics_override_the_prompt_and_report_what_they_cannot_use() -
     assert req.backdrop == "beach"
     assert "shoe_size: 42" in unrecognised
     assert "skin_tone: turquoise" in unrecognised
+    # Everything a value says is used, not only the part its key names.
+    req, unrecognised = read_request("", {"clothing_type": "short red dress"})
+    assert (req.top, req.top_color and req.top_color[0], req.long_hem) == ("dress", "red", False)
+    assert unrecognised == []
 
 
 def test_resolve_fills_every_open_attribute_from_the_seed() -> None:

@@ -17,7 +17,16 @@ from pixelmill.engines.avatar import (
     GuidedAvatarParams,
     gallery_model,
 )
-from pixelmill.engines.avatar.attributes import AGE_GROUPS, POSES
+from pixelmill.engines.avatar.attributes import (
+    ACCESSORIES,
+    AGE_GROUPS,
+    BACKDROPS,
+    BOTTOMS,
+    BUILDS,
+    HAIR_STYLES,
+    POSES,
+    TOPS,
+)
 from pixelmill.engines.base import EngineInputs, ImageArray, OutputImage
 
 ENGINE = GuidedAvatarEngine()
@@ -102,6 +111,37 @@ def test_landmarks_in_canvas_and_anatomically_ordered_for_every_pose(pose: str) 
 def test_landmarks_for_every_age_group(age: str) -> None:
     out = avatar(f"{age} person", characteristics={"age": age}, height=320, seed=3)
     assert out.data["attributes"]["age"] == age
+    check_landmarks(out)
+
+
+@pytest.mark.parametrize(
+    "characteristics",
+    [{"hair_style": h, "gender": g} for h in HAIR_STYLES for g in ("female", "male")]
+    + [{"clothing_type": t} for t in (*TOPS, "dress", "suit", *BOTTOMS)]
+    + [{"background": b} for b in BACKDROPS]
+    + [{"build": b} for b in BUILDS]
+    + [{"accessories": a} for a in ACCESSORIES],
+    ids=lambda c: "-".join(c.values()),
+)
+def test_every_vocabulary_item_is_drawn(characteristics: dict[str, str]) -> None:
+    params = GuidedAvatarParams(characteristics=characteristics, height=256, seed=1)
+    result = ENGINE.run(EngineInputs.none(), params)
+    assert result.details["unrecognised"] == []
+    out = result.images[0]
+    attrs = out.data["attributes"]
+    for key, value in characteristics.items():
+        if key == "hair_style":
+            # Curls on a man are short unless asked long.
+            male_curls = value == "curly" and characteristics["gender"] == "male"
+            assert attrs["hair_style"] == ("short curly" if male_curls else value)
+        elif key == "clothing_type":
+            assert value in (attrs["top"], attrs["bottom"])
+        elif key == "background":
+            assert attrs["backdrop"] == value
+        elif key == "build":
+            assert attrs["build"] == value
+        elif key == "accessories":
+            assert value in attrs["accessories"]
     check_landmarks(out)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 import numpy as np
@@ -74,7 +74,6 @@ HAIR_STYLES = (
     "short", "buzz", "bald", "long", "wavy", "curly", "short curly", "bob", "ponytail", "bun",
     "afro", "braids",
 )  # fmt: skip
-LONG_HAIR = frozenset({"long", "wavy", "braids"})
 
 TOPS = ("t-shirt", "shirt", "polo", "tank top", "sweater", "hoodie", "jacket", "blazer", "coat")
 """Upper garments; ``dress`` and ``suit`` are whole outfits."""
@@ -668,10 +667,10 @@ _FIELDS_SET_BY: dict[str, tuple[str, ...]] = {
     "age": ("age",),
     "skin_tone": ("skin_tone",),
     "hair_color": ("hair_color",),
-    "hair_style": ("hair_style",),
-    "hair": ("hair_color", "hair_style"),
+    "hair_style": ("hair_style", "hair_length"),
+    "hair": ("hair_color", "hair_style", "hair_length"),
     "clothing_color": ("top_color",),
-    "clothing_type": ("top", "bottom", "shoe"),
+    "clothing_type": ("top", "bottom", "shoe", "top_pattern", "long_hem"),
     "pose": ("pose",),
     "background": ("backdrop", "backdrop_color"),
     "build": ("build",),
@@ -680,6 +679,10 @@ _FIELDS_SET_BY: dict[str, tuple[str, ...]] = {
     "outfit_style": ("outfit_style",),
     "expression": ("expression",),
 }
+
+
+def _given(value: object) -> bool:
+    return value is not None and value != set()
 
 
 def read_request(
@@ -705,17 +708,19 @@ def read_request(
             req.presentation = "unspecified"
             continue
         part, rest = parse_prompt(_TEMPLATES[key].format(value))
-        changed = False
-        for name in _FIELDS_SET_BY[key]:
-            new = getattr(part, name)
-            if new:
-                changed = True
-                if name == "accessories":
-                    req.accessories |= new
-                else:
-                    setattr(req, name, new)
-                    if name == "top" and new in ("dress", "suit"):
-                        req.bottom = None
+        # Everything the value says is used ("clothing_type: red dress" sets the colour too);
+        # it counts as understood when it set what its key is about.
+        changed = any(_given(getattr(part, name)) for name in _FIELDS_SET_BY[key])
+        for f in fields(Request):
+            new = getattr(part, f.name)
+            if not _given(new):
+                continue
+            if f.name in ("accessories", "no_accessories"):
+                getattr(req, f.name).update(new)
+            else:
+                setattr(req, f.name, new)
+                if f.name == "top" and new in ("dress", "suit"):
+                    req.bottom = None
         if not changed or rest:
             unrecognised.append(f"{raw_key}: {value}")
     return req, unrecognised
@@ -909,8 +914,3 @@ def _outfit(
         return matching[int(rng.integers(len(matching)))][0], bottom
     t, b = options[int(rng.integers(len(options)))]
     return t, b
-
-
-def with_name(look: Look, name: str) -> Look:
-    """``look`` under another name (the gallery's fixed names)."""
-    return replace(look, name=name)
