@@ -14,9 +14,10 @@ from pixelmill import idempotency
 from pixelmill.config import Settings
 from pixelmill.engines.base import MultiImageEngine
 from pixelmill.generation.avatars import AvatarKind
-from pixelmill.generation.service import AVATAR_KIND, operation_for
+from pixelmill.generation.people import PeopleKind
+from pixelmill.generation.service import AVATAR_KIND, PEOPLE_KINDS, operation_for
 from pixelmill.jobs import tasks as job_tasks
-from pixelmill.jobs.runner import JobRunner, ScenesKind
+from pixelmill.jobs.runner import JobKind, JobRunner, ScenesKind
 from pixelmill.library import tasks as library_tasks
 from pixelmill.library.images import load_image
 from pixelmill.operations.catalog import CATALOG
@@ -50,9 +51,13 @@ def job_runner(res: Resources) -> JobRunner:
         load_input=load_input,
         library_store=res.library_storage,
     )
+    kinds: dict[str, JobKind] = {"scenes": scenes, AVATAR_KIND: avatars}
+    for kind in PEOPLE_KINDS:
+        if CATALOG[kind].engine in res.engines:
+            kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
     return JobRunner(
         backends=res.jobs,
-        kinds={"scenes": scenes, AVATAR_KIND: avatars},
+        kinds=kinds,
         results=res.storage,
         lease_seconds=float(res.settings.job_lease_seconds),
     )

@@ -137,3 +137,19 @@ def test_scene_job_is_not_an_avatar_job(client: TestClient, resources: Resources
     assert r.status_code == 202
     job_id = r.json()["job_id"]
     assert client.get(f"/api/v2/jobs/avatar/{job_id}", headers=acct.key_headers).status_code == 404
+
+
+def test_public_gallery_lists_models_with_images(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=1)
+    listed = client.get("/api/v2/avatars/public", headers=acct.key_headers)
+    assert listed.status_code == 200
+    models = listed.json()
+    assert len(models) >= 8 and len({m["id"] for m in models}) == len(models)
+    first = models[0]
+    image = client.get(first["image_url"].removeprefix("http://testserver"))  # no key needed
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+    again = client.get(first["image_url"].removeprefix("http://testserver"))
+    assert again.content == image.content  # drawn once, then served from the store
+    assert client.get("/api/v2/avatars/public/nobody.png").status_code == 404
+    assert client.get("/api/v2/avatars/public").status_code == 401
+    assert balance_of(resources, acct.id) == 1

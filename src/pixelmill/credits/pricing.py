@@ -19,6 +19,8 @@ OPERATION_PRICES: dict[str, int] = {
     "replace_background": 2,
     "scene": 1,  # per scene of a scenes job
     "avatar": 1,  # per avatar of an avatar job
+    "product_photo": 1,  # per image of a product-photo job (a product with an avatar)
+    "tryon": 1,  # per image of a try-on job
     "product_upload": 0,
 }
 
@@ -30,9 +32,9 @@ def upscale_price(scale: int) -> int:
     return 2 if scale >= 8 else 1
 
 
-def avatars_price(num_outputs: int) -> int:
-    """An avatar job costs ``OPERATION_PRICES["avatar"]`` per avatar."""
-    return num_outputs * OPERATION_PRICES["avatar"]
+def per_output_price(name: str, num_outputs: int) -> int:
+    """Jobs priced per image (avatar, product_photo, tryon): ``OPERATION_PRICES[name]`` each."""
+    return num_outputs * OPERATION_PRICES[name]
 
 
 def scenes_price(num_scenes: int) -> int:

@@ -48,6 +48,16 @@ class AvatarCreate(BaseModel):
         return self
 
 
+class AvatarPhotoCreate(BaseModel):
+    avatar_uuid: str = Field(description="a saved avatar")
+    product_uuid: str = Field(description="a saved product")
+    num_outputs: int = Field(6, ge=1, le=12, description="1 credit per image")
+    prompt: str | None = Field(
+        None, max_length=2000, description="steers the scenes (keywords such as beach, office)"
+    )
+    webhook_url: str | None = None
+
+
 class AvatarJobCreated(BaseModel):
     """The 202 body of ``POST /api/v2/generate/avatar``."""
 

@@ -4,11 +4,12 @@ Each delivered avatar is saved to the library (:mod:`pixelmill.generation.avatar
 
 from __future__ import annotations
 
+from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from pixelmill.db.models import Job
+from pixelmill.db.models import Avatar, Job, Product
 from pixelmill.engines.avatar import GuidedAvatarParams
-from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
+from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus, AvatarPhotoCreate
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.service import JobBackends
 from pixelmill.library import service as library
@@ -18,6 +19,7 @@ from pixelmill.operations.catalog import CATALOG, Operation
 from pixelmill.storage import UrlSigner
 
 AVATAR_KIND = "avatar"
+PEOPLE_KINDS = ("product_photo", "tryon")
 
 
 def operation_for(generation_type: str) -> Operation:
@@ -70,3 +72,39 @@ def avatar_job_status(
     status = jobs.job_status(session, signer, job, base_url)
     generation_type = str((job.params or {}).get("generation_type", "guided"))
     return AvatarJobStatus(**status.model_dump(), generation_type=generation_type, avatars=avatars)
+
+
+def create_people_job(
+    session: Session,
+    backends: JobBackends,
+    kind: str,
+    body: AvatarPhotoCreate,
+    params: BaseModel,
+    *,
+    product: Product,
+    avatar: Avatar,
+    base_url: str,
+    webhook_url: str | None,
+) -> tuple[Job, int]:
+    """A ``product_photo`` or ``tryon`` job for a saved product and avatar (both already read
+    through the account's scope, the engine's ``params`` already validated): the catalog's
+    price per image, reserved now."""
+    return jobs.create_job(
+        session,
+        backends,
+        user_id=product.user_id,
+        kind=kind,
+        count=body.num_outputs,
+        price=CATALOG[kind].price(params),
+        base_url=base_url,
+        input_key=product.image_key,
+        category=product.category,
+        params={
+            "avatar_id": avatar.id,
+            "avatar_key": avatar.image_key,
+            "landmarks": avatar.landmarks,
+            "prompt": body.prompt,
+        },
+        product_id=product.id,
+        webhook_url=webhook_url,
+    )

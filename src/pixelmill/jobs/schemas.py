@@ -38,14 +38,6 @@ class ScenesFromUrlCreate(BaseModel):
     webhook_url: str | None = None
 
 
-class AvatarPhotoCreate(BaseModel):
-    avatar_uuid: str = Field(description="a saved avatar")
-    product_uuid: str = Field(description="a saved product")
-    num_outputs: int = Field(6, ge=1, le=12, description="1 credit per image")
-    prompt: str | None = Field(None, max_length=2000)
-    webhook_url: str | None = None
-
-
 class BatchImage(BaseModel):
     id: str = Field(min_length=1, max_length=255, description="your own identifier (SKU)")
     image: str = Field(min_length=1, description="base64 image")

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from pixelmill.credits.pricing import (
     OPERATION_PRICES,
-    avatars_price,
+    per_output_price,
     scenes_price,
     upscale_price,
 )
@@ -41,8 +41,11 @@ def _upscale(params: BaseModel) -> int:
     return upscale_price(int(getattr(params, "scale", 2)))
 
 
-def _avatars(params: BaseModel) -> int:
-    return avatars_price(int(getattr(params, "num_outputs", 1)))
+def _per_output(name: str) -> Callable[[BaseModel], int]:
+    def price(params: BaseModel) -> int:
+        return per_output_price(name, int(getattr(params, "num_outputs", 1)))
+
+    return price
 
 
 def _scenes(params: BaseModel) -> int:
@@ -68,7 +71,9 @@ CATALOG: dict[str, Operation] = {
         Operation("replace_background", "replace_background", _flat("replace_background"), "input"),
         # The asynchronous job path only (scene jobs and batches); no synchronous surface.
         Operation("scenes", "scenes", _scenes, "jpeg"),
-        Operation("avatar_guided", "avatar_guided", _avatars, "png"),
-        Operation("avatar_reference", "avatar_reference", _avatars, "png"),
+        Operation("avatar_guided", "avatar_guided", _per_output("avatar"), "png"),
+        Operation("avatar_reference", "avatar_reference", _per_output("avatar"), "png"),
+        Operation("product_photo", "product_photo", _per_output("product_photo"), "jpeg"),
+        Operation("tryon", "tryon", _per_output("tryon"), "jpeg"),
     )
 }

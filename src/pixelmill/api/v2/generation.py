@@ -21,10 +21,14 @@ from pixelmill.db.models import Product
 from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
 from pixelmill.errors import InvalidInput
 from pixelmill.generation import service as generation
-from pixelmill.generation.schemas import AvatarCreate, AvatarJobCreated, AvatarJobStatus
+from pixelmill.generation.schemas import (
+    AvatarCreate,
+    AvatarJobCreated,
+    AvatarJobStatus,
+    AvatarPhotoCreate,
+)
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.schemas import (
-    AvatarPhotoCreate,
     JobCreated,
     ScenesCreate,
     ScenesFromUrlCreate,
@@ -32,7 +36,9 @@ from pixelmill.jobs.schemas import (
 from pixelmill.library import service as library
 from pixelmill.library.describe import describe
 from pixelmill.library.images import SavedImage, save_image
+from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.inputs import ImageSource
+from pixelmill.operations.params import engine_for, parse_params
 from pixelmill.resources import Resources
 from pixelmill.webhooks.registry import checked_webhook_url
 
@@ -134,28 +140,59 @@ async def generate_scenes_from_url(
     )
 
 
-def _avatar_photo(body: AvatarPhotoCreate, user_id: int, resources: Res) -> None:
-    """Product photos with an avatar need an avatar; none can be created on this server yet,
-    so the lookup answers 404 (after the product, so a wrong product id is reported first).
-    Nothing is reserved."""
-    with resources.db.read() as session:
-        library.get_product(session, user_id, body.product_uuid)
-        library.get_avatar(session, user_id, body.avatar_uuid)
-    raise InvalidInput("avatar photos are not available on this server yet")
+async def _people_job(
+    kind: str, body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res, request: Request
+) -> JSONResponse:
+    """A product-photo or try-on job: the product and the avatar are read through the
+    account's scope (another account's id is a 404, the product reported first) and the
+    engine's parameters checked (a non-clothing try-on is a 422) before anything is reserved."""
+    base_url = public_base_url(request, resources)
+    engine = engine_for(resources.engines, CATALOG[kind])
+
+    async def prepare() -> str | None:
+        return await checked_webhook_url(body.webhook_url, resources.settings)
+
+    def create(session: Session, webhook_url: str | None) -> JobCreated:
+        product = library.get_product(session, user.id, body.product_uuid)
+        avatar = library.get_avatar(session, user.id, body.avatar_uuid)
+        raw = {"num_outputs": body.num_outputs, "prompt": body.prompt, "category": product.category}
+        params = parse_params(engine, raw)
+        job, remaining = generation.create_people_job(
+            session,
+            resources.jobs,
+            kind,
+            body,
+            params,
+            product=product,
+            avatar=avatar,
+            base_url=base_url,
+            webhook_url=webhook_url,
+        )
+        return JobCreated.of(job, remaining, base_url)
+
+    return await idempotent_create(
+        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+    )
 
 
 @router.post("/generate/product-photo", status_code=202, responses={202: {"model": JobCreated}})
-def generate_product_photo(body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res) -> None:
-    """The product worn or held by a saved avatar. Avatars cannot be created on this server
-    yet, so this answers 404 for the avatar (a 4xx, never a charge)."""
-    _avatar_photo(body, user.id, resources)
+async def generate_product_photo(
+    body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res, request: Request
+) -> JSONResponse:
+    """The product held by, or placed beside, a saved avatar in ``num_outputs`` scenes chosen
+    from the prompt's keywords; 1 credit per image, reserved now, unused credits returned when
+    the job ends. Poll ``GET /api/v2/jobs/{job_id}``. Honours ``Idempotency-Key``."""
+    return await _people_job("product_photo", body, user, resources, request)
 
 
 @router.post("/generate/tryon", status_code=202, responses={202: {"model": JobCreated}})
-def generate_tryon(body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res) -> None:
-    """Virtual try-on of a clothing product on a saved avatar. Avatars cannot be created on
-    this server yet, so this answers 404 for the avatar (a 4xx, never a charge)."""
-    _avatar_photo(body, user.id, resources)
+async def generate_tryon(
+    body: AvatarPhotoCreate, user: ApiKeyUser, resources: Res, request: Request
+) -> JSONResponse:
+    """Virtual try-on of a clothing product on a saved avatar (a non-clothing product is a
+    422, nothing charged); 1 credit per image. Poll ``GET /api/v2/jobs/{job_id}``. Honours
+    ``Idempotency-Key``."""
+    return await _people_job("tryon", body, user, resources, request)
 
 
 @router.post("/generate/avatar", status_code=202, responses={202: {"model": AvatarJobCreated}})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from functools import partial
+from typing import cast
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -14,6 +16,12 @@ from pixelmill.api.files import signed_file
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import Avatar, Product
+from pixelmill.engines.avatar import gallery_model
+from pixelmill.engines.base import MultiImageEngine
+from pixelmill.errors import NotFound
+from pixelmill.generation import gallery
+from pixelmill.generation.gallery import GalleryAvatar
+from pixelmill.generation.service import operation_for
 from pixelmill.library import service
 from pixelmill.library.describe import describe
 from pixelmill.library.images import SavedImage, library_url, save_image
@@ -117,6 +125,32 @@ def list_avatars(user: ApiKeyUser, resources: Res, request: Request) -> list[Ava
     with resources.db.read() as session:
         avatars = service.list_avatars(session, user.id)
     return [avatar_out(resources.signer, base, a) for a in avatars]
+
+
+@router.get("/avatars/public", response_model=list[GalleryAvatar])
+def list_public_avatars(user: ApiKeyUser, resources: Res, request: Request) -> list[GalleryAvatar]:
+    """The public gallery: models any account can use. Their ``id`` is what ``model_id``
+    names; ``image_url`` shows each (no key needed)."""
+    base = public_base_url(request, resources)
+    return [GalleryAvatar.of(model, base) for model in gallery.gallery()]
+
+
+@files_router.get("/api/v2/avatars/public/{model_id}.png", response_class=Response)
+async def public_avatar_image(model_id: str, resources: Res) -> Response:
+    """A public model's image (drawn once, then served from the library store)."""
+    model = gallery_model(model_id)
+    if model is None:
+        raise NotFound("Public model not found")
+    engine = resources.engines[operation_for("guided").engine]
+    data = await asyncio.get_running_loop().run_in_executor(
+        resources.pipeline.cpu,
+        partial(
+            gallery.gallery_image, cast(MultiImageEngine, engine), resources.library_storage, model
+        ),
+    )
+    return Response(
+        data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"}
+    )
 
 
 @router.get("/avatars/{avatar_uuid}", response_model=AvatarOut)
