@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from skimage import data
 
-from pixelmill.engines.avatar import ReferenceAvatarEngine, ReferenceAvatarParams
+from pixelmill.engines.avatar import (
+    GuidedAvatarEngine,
+    GuidedAvatarParams,
+    ReferenceAvatarEngine,
+    ReferenceAvatarParams,
+)
 from pixelmill.engines.avatar.reference import read_details
 from pixelmill.engines.base import EngineError, EngineInputs, ImageArray
 
@@ -79,6 +84,22 @@ def test_astronaut_gives_framed_studio_variants_with_landmarks() -> None:
     assert (head["left_shoulder"][0] - head["right_shoulder"][0]) > (
         half["left_shoulder"][0] - half["right_shoulder"][0]
     )
+
+
+def test_a_full_length_figure_gets_full_body_framing_standing_on_the_floor() -> None:
+    """No full-length person photo ships offline, so a drawn full-length avatar stands in:
+    MediaPipe pose finds its ankles, and the first variant frames the whole figure."""
+    drawn = GuidedAvatarEngine().run(
+        EngineInputs.none(),
+        GuidedAvatarParams(prompt="man in a red hoodie and blue jeans, park", height=768),
+    )
+    params = ReferenceAvatarParams(num_outputs=3, height=512)
+    result = ENGINE.run(EngineInputs(drawn.images[0].pixels), params)
+    assert result.details["framings"] == ["full", "half", "head"]
+    full = result.images[0].data["landmarks"]
+    assert {"left_ankle", "right_ankle", "left_hip", "nose"} <= set(full)
+    assert 0.8 * 512 < full["left_ankle"][1] < 512
+    assert full["nose"][1] < 0.25 * 512
 
 
 def test_rgba_input_is_read_over_white() -> None:
