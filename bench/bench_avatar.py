@@ -11,7 +11,7 @@ machine, read the CPU column: the wall column also measures the neighbours.
 
 It also prints the variety of :data:`SHEET_PROMPTS` (pairwise mean absolute difference of
 48×64 thumbnails, the measure ``tests/engines/test_avatar_guided.py`` asserts), and with
-``--sheet`` writes the contact sheet ``docs/avatars.png``: the 12 guided prompts, then reference
+``--sheet`` writes the contact sheet ``docs/avatars.jpg``: the 12 guided prompts, then reference
 avatars of ``skimage.data.astronaut()`` and matplotlib's bundled ``grace_hopper.jpg`` beside
 their input photos.
 """
@@ -208,7 +208,8 @@ def contact_sheet(path: str, height: int = 512) -> None:
             tiles.append(_caption(out.pixels, f"reference: {out.label}"))
     rows = [np.concatenate(tiles[r : r + 6], 1) for r in range(0, len(tiles), 6)]
     sheet = np.concatenate(rows, 0)
-    cv2.imwrite(path, np.ascontiguousarray(sheet[..., ::-1]), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    params = [cv2.IMWRITE_JPEG_QUALITY, 85] if path.endswith(".jpg") else []
+    cv2.imwrite(path, np.ascontiguousarray(sheet[..., ::-1]), params)
     print(f"wrote {path}: {sheet.shape[1]}x{sheet.shape[0]}")
 
 
@@ -216,7 +217,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--height", type=int, default=1024, help="avatar height in pixels")
     parser.add_argument("--repeat", type=int, default=3, help="timed rounds (median)")
-    parser.add_argument("--sheet", help="also write the contact sheet to this PNG path")
+    parser.add_argument("--sheet", help="also write the contact sheet to this path (.jpg or .png)")
     args = parser.parse_args()
     if args.sheet:
         contact_sheet(args.sheet)
