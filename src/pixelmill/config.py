@@ -73,6 +73,14 @@ class Settings(BaseSettings):
         900, ge=10, description="a job running longer than this is considered stranded"
     )
     sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+    sync_reservation_timeout_seconds: float = Field(
+        90,
+        gt=0,
+        description="a synchronous call renews its credit reservation every quarter of this "
+        "while it runs; a reservation silent this long belongs to a process that died and the "
+        "sweeper returns its credits (with a failed history row), at most this plus "
+        "PIXELMILL_SWEEP_INTERVAL_SECONDS after the death (2 minutes by default)",
+    )
     job_max_attempts: int = Field(
         3, ge=1, description="runs of a job (first run plus sweeper retries) before it fails"
     )

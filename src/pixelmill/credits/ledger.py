@@ -16,8 +16,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
@@ -30,6 +31,17 @@ class Reservation:
     id: str
     user_id: int
     amount: int
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A reservation this call settled: whose, what for, and the credits given back."""
+
+    id: str
+    user_id: int
+    purpose: str
+    context: dict[str, Any] | None
+    refund: int
 
 
 def _add_entry(
@@ -63,8 +75,15 @@ def grant(session: Session, user_id: int, amount: int, kind: str = "grant", memo
     return int(row[0])
 
 
-def reserve(session: Session, user_id: int, amount: int, purpose: str) -> Reservation:
-    """Hold ``amount`` credits for work about to run, or raise InsufficientCredits."""
+def reserve(
+    session: Session,
+    user_id: int,
+    amount: int,
+    purpose: str,
+    context: dict[str, Any] | None = None,
+) -> Reservation:
+    """Hold ``amount`` credits for work about to run, or raise InsufficientCredits.
+    ``context`` is kept with the reservation for whoever settles it if its holder dies."""
     if amount <= 0:
         raise ValueError("reservation amount must be positive")
     row = session.execute(
@@ -79,8 +98,18 @@ def reserve(session: Session, user_id: int, amount: int, purpose: str) -> Reserv
             f"Insufficient credits: this needs {amount}, the balance is {have or 0}"
         )
     rid = uuid.uuid4().hex
+    now = utcnow()
     session.add(
-        CreditReservation(id=rid, user_id=user_id, amount=amount, captured=0, purpose=purpose)
+        CreditReservation(
+            id=rid,
+            user_id=user_id,
+            amount=amount,
+            captured=0,
+            purpose=purpose,
+            created_at=now,
+            heartbeat_at=now,
+            context=context,
+        )
     )
     session.flush()
     _add_entry(session, user_id, -amount, "reserve", purpose, rid)
@@ -110,14 +139,31 @@ def capture(session: Session, reservation_id: str, amount: int) -> bool:
 def release(session: Session, reservation_id: str) -> int:
     """Settle a reservation: give back what was not captured. Runs its effect exactly once;
     a second call returns 0 and changes nothing. Returns the credits given back."""
+    settled = _settle_held(session, reservation_id)
+    return 0 if settled is None else settled.refund
+
+
+def _settle_held(
+    session: Session, reservation_id: str, *conditions: ColumnElement[bool]
+) -> Settlement | None:
+    """The one settling move: ``held -> settled`` when ``conditions`` also hold, then the
+    refund of what was not captured. None when this call did not settle it."""
     row = session.execute(
         update(CreditReservation)
-        .where(CreditReservation.id == reservation_id, CreditReservation.status == "held")
+        .where(
+            CreditReservation.id == reservation_id, CreditReservation.status == "held", *conditions
+        )
         .values(status="settled", settled_at=utcnow())
-        .returning(CreditReservation.user_id, CreditReservation.amount, CreditReservation.captured)
+        .returning(
+            CreditReservation.user_id,
+            CreditReservation.amount,
+            CreditReservation.captured,
+            CreditReservation.purpose,
+            CreditReservation.context,
+        )
     ).first()
     if row is None:
-        return 0
+        return None
     user_id, amount, captured = int(row[0]), int(row[1]), int(row[2])
     refund = amount - captured
     if refund > 0:
@@ -125,7 +171,19 @@ def release(session: Session, reservation_id: str) -> int:
             update(User).where(User.id == user_id).values(credits=User.credits + refund)
         )
         _add_entry(session, user_id, refund, "release", "unused credits returned", reservation_id)
-    return refund
+    return Settlement(reservation_id, user_id, str(row[3]), row[4], refund)
+
+
+def renew(session: Session, reservation_id: str) -> bool:
+    """Record that the holder of a reservation is still alive (its heartbeat); False when the
+    reservation is no longer held."""
+    result = session.execute(
+        update(CreditReservation)
+        .where(CreditReservation.id == reservation_id, CreditReservation.status == "held")
+        .values(heartbeat_at=utcnow())
+        .returning(CreditReservation.id)
+    ).first()
+    return result is not None
 
 
 def settle(session: Session, reservation_id: str, used: int) -> int:
@@ -164,16 +222,25 @@ def total_purchased(session: Session, user_id: int) -> int:
     )
 
 
-def release_stale(session: Session, older_than: datetime, purpose_prefix: str = "sync:") -> int:
-    """Release held reservations of synchronous work that never settled (the process died
-    mid-request). Jobs have their own sweeper. Returns how many were released."""
+def release_stale(
+    session: Session, silent_since: datetime, purpose_prefix: str = "sync:"
+) -> list[Settlement]:
+    """Release held reservations whose holder has given no sign of life (heartbeat, or
+    creation when it never sent one) since ``silent_since``: synchronous work whose process
+    died mid-request. Jobs have their own sweeper. The staleness is re-checked in the settling
+    UPDATE itself, so a heartbeat or a settlement that lands in between wins. Returns what this
+    call released (each reservation once, whoever else sweeps at the same time)."""
+    last_sign = func.coalesce(CreditReservation.heartbeat_at, CreditReservation.created_at)
     ids = session.scalars(
         select(CreditReservation.id).where(
             CreditReservation.status == "held",
-            CreditReservation.created_at < older_than,
+            last_sign < silent_since,
             CreditReservation.purpose.startswith(purpose_prefix),
         )
     ).all()
+    released = []
     for rid in ids:
-        release(session, rid)
-    return len(ids)
+        settled = _settle_held(session, rid, last_sign < silent_since)
+        if settled is not None:
+            released.append(settled)
+    return released

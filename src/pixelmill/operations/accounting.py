@@ -3,15 +3,24 @@ then either capture it and write the ``completed`` history row, or release it an
 ``failed`` row. Each step is one short transaction of its own (blocking; call it in a thread),
 so the database is never held while an engine works.
 
-A process that dies between the reservation and its settlement leaves a held reservation:
-:meth:`Accounting.release_stale` (run by the maintenance sweep) gives it back."""
+A process that dies between the reservation and its settlement leaves a held reservation. A
+live run renews the reservation's heartbeat (:meth:`Accounting.keep_alive`) every quarter of
+``PIXELMILL_SYNC_RESERVATION_TIMEOUT_SECONDS``; :meth:`Accounting.release_stale` (run by the
+maintenance sweep) gives back reservations silent longer than that timeout and records the
+dead run's ``failed`` history row."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from dataclasses import dataclass, replace
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from typing import Any, Final
+
+from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
@@ -24,9 +33,9 @@ log = logging.getLogger("pixelmill.pipeline")
 SYNC_PURPOSE_PREFIX: Final = "sync:"
 """Reservation purposes of synchronous runs start with this (jobs have their own sweeper)."""
 
-STALE_RESERVATION_AFTER: Final = timedelta(minutes=30)
-"""A synchronous reservation still held this long after it was taken belongs to a request that
-died (a run takes seconds, not minutes): the sweep releases it."""
+DEAD_RUN_ERROR: Final = (
+    "the server process handling this request stopped before it finished; credits returned"
+)
 
 
 @dataclass(frozen=True)
@@ -46,17 +55,56 @@ class Charge:
 class Accounting:
     """Reservations, settlements and history rows of synchronous runs."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, reservation_timeout_seconds: float) -> None:
         self.db = db
+        self.reservation_timeout = timedelta(seconds=reservation_timeout_seconds)
+        # Several renewals fit in one timeout, so one slow or failed write is not a release.
+        self.heartbeat_interval = reservation_timeout_seconds / 4
 
     def reserve(self, charge: Charge) -> Charge:
         """Take ``charge.price`` from the balance (402 if it is short); the charge, now
         holding its reservation."""
         with self.db.transaction() as session:
             held = ledger.reserve(
-                session, charge.user_id, charge.price, SYNC_PURPOSE_PREFIX + charge.operation
+                session,
+                charge.user_id,
+                charge.price,
+                SYNC_PURPOSE_PREFIX + charge.operation,
+                context=_context(charge),
             )
         return replace(charge, reservation_id=held.id)
+
+    def renew(self, charge: Charge) -> bool:
+        """One heartbeat: the run holding ``charge`` is alive. False once it is settled."""
+        if charge.reservation_id is None:
+            return False
+        with self.db.transaction() as session:
+            return ledger.renew(session, charge.reservation_id)
+
+    @asynccontextmanager
+    async def keep_alive(self, charge: Charge | None) -> AsyncIterator[None]:
+        """Renew the reservation's heartbeat while the body runs (a task on the event loop,
+        so it stops with the process: a dead run stops renewing by itself). Nothing to renew
+        for an anonymous or free run."""
+        if charge is None or charge.reservation_id is None:
+            yield
+            return
+
+        held = charge
+
+        async def beat() -> None:
+            while True:
+                await asyncio.sleep(self.heartbeat_interval)
+                try:
+                    await asyncio.to_thread(self.renew, held)
+                except Exception:  # the next beat tries again; the timeout allows several
+                    log.warning("heartbeat of reservation %s failed", charge.reservation_id)
+
+        task = asyncio.create_task(beat(), name=f"heartbeat-{charge.reservation_id}")
+        try:
+            yield
+        finally:
+            task.cancel()
 
     def complete(
         self,
@@ -66,20 +114,39 @@ class Accounting:
         details: dict[str, Any],
     ) -> int:
         """Capture the credits and record the ``completed`` history row in one transaction;
-        the balance left."""
+        the balance left.
+
+        If the sweeper released the reservation meanwhile (the run's heartbeat was silent past
+        the timeout, e.g. the database was unreachable that long), the delivered work is
+        charged anew with a fresh conditional reservation: never twice, never below zero
+        (402 when the balance no longer covers it, the run then recorded as failed)."""
         with self.db.transaction() as session:
             if charge.reservation_id is not None:
-                ledger.settle(session, charge.reservation_id, charge.price)
-            session.add(
-                _history_row(
-                    charge,
-                    status="completed",
-                    credits_used=charge.price,
-                    processing_time=round(elapsed, 3),
-                    result_key=primary.key if primary else None,
-                    result_format=primary.format if primary else None,
-                    details=details,
-                )
+                captured = ledger.capture(session, charge.reservation_id, charge.price)
+                ledger.release(session, charge.reservation_id)
+                if not captured:
+                    log.warning(
+                        "reservation %s was released before its run finished; charging anew",
+                        charge.reservation_id,
+                    )
+                    again = ledger.reserve(
+                        session,
+                        charge.user_id,
+                        charge.price,
+                        SYNC_PURPOSE_PREFIX + charge.operation,
+                        context=_context(charge),
+                    )
+                    ledger.settle(session, again.id, charge.price)
+            _record(
+                session,
+                charge,
+                status="completed",
+                credits_used=charge.price,
+                processing_time=round(elapsed, 3),
+                result_key=primary.key if primary else None,
+                result_format=primary.format if primary else None,
+                details=details,
+                error=None,
             )
             return ledger.balance(session, charge.user_id)
 
@@ -91,25 +158,69 @@ class Accounting:
         try:
             with self.db.transaction() as session:
                 ledger.release(session, charge.reservation_id)
-                session.add(
-                    _history_row(
-                        charge,
-                        status="failed",
-                        credits_used=0,
-                        error=str(exc)[:500] or type(exc).__name__,
-                        details={},
-                    )
+                _record(
+                    session,
+                    charge,
+                    status="failed",
+                    credits_used=0,
+                    error=str(exc)[:500] or type(exc).__name__,
+                    details={},
                 )
         except Exception:
             log.exception("could not release reservation %s", charge.reservation_id)
 
     def release_stale(self) -> int:
-        """Release reservations of synchronous runs held longer than
-        :data:`STALE_RESERVATION_AFTER`; how many. Safe to run concurrently."""
+        """Release reservations of synchronous runs whose heartbeat has been silent longer than
+        the timeout, each with its ``failed`` history row; how many. Safe to run concurrently:
+        each reservation is released (and recorded) once."""
         with self.db.transaction() as session:
-            return ledger.release_stale(
-                session, utcnow() - STALE_RESERVATION_AFTER, SYNC_PURPOSE_PREFIX
+            released = ledger.release_stale(
+                session, utcnow() - self.reservation_timeout, SYNC_PURPOSE_PREFIX
             )
+            for settled in released:
+                charge = _charge_of(settled)
+                _record(
+                    session,
+                    charge,
+                    status="failed",
+                    credits_used=0,
+                    error=DEAD_RUN_ERROR,
+                    details={"reservation_id": settled.id, "credits_returned": settled.refund},
+                )
+                log.warning(
+                    "released reservation %s of a dead %s run (%d credits returned)",
+                    settled.id,
+                    charge.operation,
+                    settled.refund,
+                )
+            return len(released)
+
+
+def _context(charge: Charge) -> dict[str, Any]:
+    """What the sweeper needs to record the run's history row if its process dies."""
+    return {k: v for k, v in asdict(charge).items() if k not in ("reservation_id", "price")}
+
+
+def _charge_of(settled: ledger.Settlement) -> Charge:
+    """The charge of a released reservation, rebuilt from its context (reservations taken
+    before the context was kept have none: a new history id, surface unknown)."""
+    ctx = settled.context or {}
+    return Charge(
+        processing_id=str(ctx.get("processing_id") or uuid.uuid4().hex),
+        user_id=settled.user_id,
+        operation=str(ctx.get("operation") or settled.purpose.removeprefix(SYNC_PURPOSE_PREFIX)),
+        surface=str(ctx.get("surface") or "unknown"),
+        price=0,
+        input_width=int(ctx.get("input_width") or 0),
+        input_height=int(ctx.get("input_height") or 0),
+        reservation_id=settled.id,
+    )
+
+
+def _record(session: Session, charge: Charge, **fields: Any) -> None:
+    """Write the run's history row, or overwrite it: a run the sweeper recorded as dead that
+    then finishes after all ends up with one row, its real outcome."""
+    session.merge(_history_row(charge, **fields))
 
 
 def _history_row(charge: Charge, **fields: Any) -> ProcessingRecord:

@@ -63,7 +63,7 @@ class Pipeline:
         self.cpu = ThreadPoolExecutor(settings.cpu_workers, thread_name_prefix="engine")
         self.inputs = InputReader(settings, self.cpu)
         self.results = ResultStore(storage, signer, self.cpu)
-        self.accounting = Accounting(db)
+        self.accounting = Accounting(db, settings.sync_reservation_timeout_seconds)
 
     def close(self) -> None:
         self.cpu.shutdown(wait=False, cancel_futures=True)
@@ -104,12 +104,15 @@ class Pipeline:
             if price > 0:
                 charge = await asyncio.to_thread(self.accounting.reserve, charge)
         try:
-            await asyncio.to_thread(engine.load)
-            result = await asyncio.get_running_loop().run_in_executor(
-                self.cpu, engine.run, EngineInputs(decoded.pixels, extras), parsed
-            )
-            fmt = choose_output_format(op.default_format, decoded, result, output_format)
-            stored, primary_bytes = await self.results.store(result, fmt, quality, base_url)
+            # The reservation's heartbeat is renewed while the engine works and the results are
+            # stored, however long that takes; only a dead process stops renewing it.
+            async with self.accounting.keep_alive(charge):
+                await asyncio.to_thread(engine.load)
+                result = await asyncio.get_running_loop().run_in_executor(
+                    self.cpu, engine.run, EngineInputs(decoded.pixels, extras), parsed
+                )
+                fmt = choose_output_format(op.default_format, decoded, result, output_format)
+                stored, primary_bytes = await self.results.store(result, fmt, quality, base_url)
             details = json_safe(result.details)
             remaining = None
             if charge is not None:

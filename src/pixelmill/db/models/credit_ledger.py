@@ -8,8 +8,9 @@ flight; it is settled exactly once (captured part kept, the rest released).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import CheckConstraint, ForeignKey, Integer, String
+from sqlalchemy import JSON, CheckConstraint, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pixelmill.db.base import Base, UTCDateTime, utcnow
@@ -31,6 +32,11 @@ class CreditReservation(Base):
     purpose: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # Synchronous runs renew this while they are alive; a held reservation whose heartbeat (or,
+    # when NULL, created_at) is older than the timeout belongs to a run that died.
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # What the sweeper needs to record a dead run's history row (processing id, surface, size).
+    context: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class CreditLedgerEntry(Base):
