@@ -14,15 +14,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
-from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixelmill import __version__
 from pixelmill.config import Settings
-from pixelmill.db.migrate import current_revision, head_revision
 from pixelmill.errors import AppError
 from pixelmill.openapi import document_error_bodies, to_openapi_303
+from pixelmill.readiness import check_readiness
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
 
@@ -241,23 +240,11 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
 
     @app.get("/readyz", tags=["operations"])
     def readyz() -> JSONResponse:
-        """The database answers and its schema is at the latest migration."""
-        try:
-            with res.db.engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-            current = current_revision(res.db.engine)
-        except Exception as exc:  # any database failure means "not ready", never a 500
-            return JSONResponse({"status": "unavailable", "detail": str(exc)}, status_code=503)
-        head = head_revision(res.db.url)
-        if current != head:
-            return JSONResponse(
-                {
-                    "status": "unavailable",
-                    "detail": f"migrations pending: at {current}, head {head}",
-                },
-                status_code=503,
-            )
-        return JSONResponse({"status": "ready", "migration": current})
+        """Each dependency (database, broker, rate-limit storage, object storage) checked now:
+        200 `ready` (all up) or `degraded` (an optional one is down), 503 `unavailable` when a
+        required one (database at the latest migration, object storage) is down."""
+        readiness = check_readiness(res)
+        return JSONResponse(readiness.as_json(), status_code=200 if readiness.ready else 503)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -42,7 +42,14 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(None, description="needed by celery and Redis rate limits")
     ratelimit_storage: str = Field(
         "memory://",
-        description="a `limits` storage URI: memory:// (one process) or redis://host:port/db",
+        description="a `limits` storage URI: memory:// (one process) or redis://host:port/db; "
+        "while Redis is unreachable each process counts in its own memory (no 500s)",
+    )
+    ratelimit_retry_seconds: float = Field(
+        5,
+        gt=0,
+        description="while the rate-limit storage is unreachable, how often one request tries "
+        "it again before counting in memory",
     )
     allow_loopback_urls: bool = Field(
         False, description="let image_url and webhook URLs reach 127.0.0.1/::1 (demos, tests)"

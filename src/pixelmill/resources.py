@@ -110,7 +110,11 @@ def build_resources(settings: Settings) -> Resources:
     return Resources(
         settings=settings,
         db=db,
-        limiter=RateLimiter(settings.ratelimit_storage, settings.enterprise_requests_per_minute),
+        limiter=RateLimiter(
+            settings.ratelimit_storage,
+            settings.enterprise_requests_per_minute,
+            retry_seconds=settings.ratelimit_retry_seconds,
+        ),
         storage=storage,
         signer=signer,
         engines=engines,

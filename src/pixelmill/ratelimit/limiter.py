@@ -4,17 +4,38 @@ Each authenticated request is counted against the account's plan (per minute and
 enterprise, per day); some endpoints add their own per-minute bucket (the spec's per-endpoint
 rates of the unversioned surface). All applicable buckets must admit the request; the headers
 report the bucket closest to exhaustion, which is the one a client should pace itself by.
+
+When the shared storage (Redis) cannot be reached, the limiter does not fail the request: it
+counts in this process's memory until the storage answers again (one warning per outage, one
+retry of the storage every ``retry_seconds``, by whichever request comes first). Each process
+then enforces the limits on its own, so with N API processes an account may get up to N times
+its rate for the length of the outage; the money is never at stake (credits live in the
+database). See docs/decisions.md.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from limits import RateLimitItem, RateLimitItemPerDay, RateLimitItemPerMinute, storage
+from limits.errors import StorageError
 from limits.strategies import FixedWindowRateLimiter
 
 from pixelmill.accounts.plans import get_plan
 from pixelmill.errors import RateLimited
+
+log = logging.getLogger("pixelmill.ratelimit")
+
+T = TypeVar("T")
+
+STORAGE_TIMEOUT_SECONDS = 1.0
+"""Connect and read deadline of one call to a networked storage: an unreachable host costs a
+request at most this much before the in-memory fallback takes over."""
 
 
 @dataclass(frozen=True)
@@ -43,28 +64,88 @@ ENDPOINT_RATES: dict[str, int] = {
 
 
 class RateLimiter:
-    def __init__(self, storage_uri: str, enterprise_per_minute: int) -> None:
-        self._storage = storage.storage_from_string(storage_uri)
+    """The plan, endpoint and per-IP buckets over one ``limits`` storage, with a per-process
+    in-memory fallback while a networked storage is unreachable."""
+
+    def __init__(
+        self,
+        storage_uri: str,
+        enterprise_per_minute: int,
+        retry_seconds: float = 5.0,
+    ) -> None:
+        self.shared = not storage_uri.startswith("memory://")
+        options: dict[str, float | str | bool] = {"wrap_exceptions": True}
+        if storage_uri.split("://", 1)[0].split("+", 1)[0] in ("redis", "rediss", "valkey"):
+            options |= {
+                "socket_connect_timeout": STORAGE_TIMEOUT_SECONDS,
+                "socket_timeout": STORAGE_TIMEOUT_SECONDS,
+            }
+        self._storage = storage.storage_from_string(storage_uri, **options)
         self._limiter = FixedWindowRateLimiter(self._storage)
+        self._memory = storage.MemoryStorage()
+        self._fallback = FixedWindowRateLimiter(self._memory)
         self._enterprise_per_minute = enterprise_per_minute
+        self._retry_seconds = retry_seconds
+        self._lock = threading.Lock()
+        self._down_since: float | None = None  # monotonic time the outage was noticed
+        self._next_try = 0.0
+
+    @property
+    def degraded(self) -> bool:
+        """True while the shared storage is unreachable and this process counts in memory."""
+        return self._down_since is not None
+
+    def probe(self) -> bool:
+        """Whether the storage answers now (a ping; readiness). Changes no state."""
+        try:
+            return bool(self._storage.check())
+        except Exception:
+            return False
+
+    def _counting(self, count: Callable[[FixedWindowRateLimiter], T]) -> T:
+        """Run ``count`` on the shared storage, or on the in-memory fallback while the shared
+        one is down (retried every ``retry_seconds`` by one request)."""
+        now = time.monotonic()
+        with self._lock:
+            use_shared = self._down_since is None or now >= self._next_try
+            if self._down_since is not None and use_shared:
+                self._next_try = now + self._retry_seconds  # this request probes; others wait
+        if use_shared:
+            try:
+                result = count(self._limiter)
+            except StorageError as exc:
+                self._storage_failed(now, exc)
+            else:
+                if self._down_since is not None:
+                    self._storage_back(now)
+                return result
+        return count(self._fallback)
+
+    def _storage_failed(self, now: float, exc: StorageError) -> None:
+        with self._lock:
+            self._next_try = now + self._retry_seconds
+            if self._down_since is not None:
+                return
+            self._down_since = now
+        log.warning(
+            "rate-limit storage unreachable (%s): counting in this process's memory, "
+            "retrying the storage every %.0f s",
+            exc.storage_error,
+            self._retry_seconds,
+        )
+
+    def _storage_back(self, now: float) -> None:
+        with self._lock:
+            since, self._down_since = self._down_since, None
+        if since is not None:
+            log.warning(
+                "rate-limit storage reachable again after %.1f s: shared counting resumed",
+                now - since,
+            )
+            self._memory.reset()
 
     def _apply(self, buckets: list[tuple[RateLimitItem, tuple[str, ...]]], what: str) -> LimitState:
-        states: list[LimitState] = []
-        for item, ids in buckets:
-            allowed = self._limiter.hit(item, *ids)
-            stats = self._limiter.get_window_stats(item, *ids)
-            state = LimitState(item.amount, stats.remaining, int(stats.reset_time))
-            if not allowed:
-                retry = max(1, state.reset - int(_now()))
-                raise RateLimited(
-                    f"Rate limit exceeded: {item.amount} {what} per "
-                    f"{'minute' if isinstance(item, RateLimitItemPerMinute) else 'day'}; "
-                    f"retry in {retry} s",
-                    retry_after=retry,
-                    headers=LimitState(item.amount, 0, state.reset).headers(),
-                )
-            states.append(state)
-        return min(states, key=lambda s: (s.remaining, -s.limit))
+        return self._counting(lambda limiter: _hit_all(limiter, buckets, what))
 
     def hit_account(self, user_id: int, plan_id: str, endpoint: str | None = None) -> LimitState:
         """Count one request of an account; raise RateLimited when a bucket is full."""
@@ -100,7 +181,9 @@ class RateLimiter:
     def anonymous_remaining(self, scope: str, client_ip: str, per_day: int) -> int:
         """How many anonymous uses are left today, without counting one."""
         item = RateLimitItemPerDay(per_day)
-        return int(self._limiter.get_window_stats(item, "anon", scope, client_ip).remaining)
+        return self._counting(
+            lambda limiter: int(limiter.get_window_stats(item, "anon", scope, client_ip).remaining)
+        )
 
     def hit_anonymous(self, scope: str, client_ip: str, per_day: int) -> LimitState:
         """Count one anonymous use of ``scope`` (a free tool) by an IP, per day."""
@@ -114,9 +197,28 @@ class RateLimiter:
 
     def reset(self) -> None:
         self._storage.reset()
+        self._memory.reset()
 
 
-def _now() -> float:
-    import time
-
-    return time.time()
+def _hit_all(
+    limiter: FixedWindowRateLimiter,
+    buckets: list[tuple[RateLimitItem, tuple[str, ...]]],
+    what: str,
+) -> LimitState:
+    """Count one request in every bucket; raise RateLimited at the first full one."""
+    states: list[LimitState] = []
+    for item, ids in buckets:
+        allowed = limiter.hit(item, *ids)
+        stats = limiter.get_window_stats(item, *ids)
+        state = LimitState(item.amount, stats.remaining, int(stats.reset_time))
+        if not allowed:
+            retry = max(1, state.reset - int(time.time()))
+            raise RateLimited(
+                f"Rate limit exceeded: {item.amount} {what} per "
+                f"{'minute' if isinstance(item, RateLimitItemPerMinute) else 'day'}; "
+                f"retry in {retry} s",
+                retry_after=retry,
+                headers=LimitState(item.amount, 0, state.reset).headers(),
+            )
+        states.append(state)
+    return min(states, key=lambda s: (s.remaining, -s.limit))

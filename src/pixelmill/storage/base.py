@@ -23,3 +23,7 @@ class ObjectStorage(Protocol):
     def delete_older_than(self, cutoff: datetime) -> int:
         """Remove objects written before ``cutoff``; returns how many."""
         ...
+
+    def check(self) -> None:
+        """Raise if the store cannot be used now (readiness); cheap, no object written."""
+        ...

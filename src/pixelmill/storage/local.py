@@ -58,6 +58,12 @@ class LocalStorage:
         except ValueError:
             return
 
+    def check(self) -> None:
+        if not self.root.is_dir():
+            raise OSError(f"{self.root} is not a directory")
+        if not os.access(self.root, os.W_OK | os.X_OK):
+            raise PermissionError(f"{self.root} is not writable")
+
     def delete_older_than(self, cutoff: datetime) -> int:
         limit = cutoff.timestamp()
         removed = 0
