@@ -30,6 +30,8 @@ def test_every_authenticated_route_declares_security(client: TestClient) -> None
         ("get", "/api/credits/pricing"),
         ("get", "/healthz"),
         ("get", "/readyz"),
+        # The public gallery's images: shown in pages and <img> tags, no key.
+        ("get", "/api/v2/avatars/public/{model_id}.png"),
     }
     for path, item in doc["paths"].items():
         for method, op in item.items():
