@@ -1,8 +1,8 @@
 """Settings: one typed object read from the environment (prefix ``PIXELMILL_``).
 
-Every backend switch lives here (database, queue, rate-limit storage, storage directory), and
+Every backend switch lives here (database, queue, rate-limit storage, object storage), and
 validators refuse unsafe combinations: a default secret outside development, ``celery`` without a
-Redis URL.
+Redis URL, ``s3`` without a bucket.
 """
 
 from __future__ import annotations
@@ -50,6 +50,26 @@ class Settings(BaseSettings):
         gt=0,
         description="while the rate-limit storage is unreachable, how often one request tries "
         "it again before counting in memory",
+    )
+    storage: Literal["local", "s3"] = Field(
+        "local",
+        description="where results and library images live: local (under data_dir) or s3 "
+        "(an S3-compatible bucket shared by every node; credentials from the standard AWS "
+        "variables)",
+    )
+    s3_bucket: str | None = Field(None, description="the bucket, needed by storage=s3")
+    s3_endpoint_url: str | None = Field(
+        None,
+        description="an S3-compatible endpoint (MinIO, R2, Ceph...), addressed path-style; "
+        "unset: AWS S3",
+    )
+    s3_region: str | None = Field(
+        None, description="the bucket's region; unset: AWS_REGION / AWS_DEFAULT_REGION"
+    )
+    s3_prefix: str = Field(
+        "",
+        description="prepended to every object name (several installs in one bucket); results "
+        "go under <prefix>files/, library images under <prefix>library/",
     )
     allow_loopback_urls: bool = Field(
         False, description="let image_url and webhook URLs reach 127.0.0.1/::1 (demos, tests)"
@@ -120,6 +140,10 @@ class Settings(BaseSettings):
             )
         if self.queue == "celery" and not self.redis_url:
             raise ValueError("PIXELMILL_QUEUE=celery needs PIXELMILL_REDIS_URL")
+        if self.storage == "s3" and not self.s3_bucket:
+            raise ValueError("PIXELMILL_STORAGE=s3 needs PIXELMILL_S3_BUCKET")
+        if self.s3_prefix and (self.s3_prefix.startswith("/") or not self.s3_prefix.endswith("/")):
+            raise ValueError("PIXELMILL_S3_PREFIX must not start with / and must end with /")
         return self
 
     @property

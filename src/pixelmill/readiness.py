@@ -7,8 +7,8 @@ required (down means ``degraded``, still 200): the **rate-limit storage** when i
 (each process counts in memory meanwhile, see :mod:`pixelmill.ratelimit.limiter`) and the
 **broker** when ``PIXELMILL_QUEUE=celery`` (polls, results, account reads and synchronous
 calls need no broker; jobs wait for it). Taking every API node out of rotation because a shared
-Redis is down would turn a partial outage into a total one. Each check is bounded by a short
-timeout, so the probe answers in about a second whatever is down.
+Redis is down would turn a partial outage into a total one. The Redis and S3 checks have short
+timeouts and no retries, so the probe answers within seconds whatever is down.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from pixelmill.operations.pipeline import Pipeline
 from pixelmill.queue.base import BindableQueue
 from pixelmill.queue.factory import build_queue
 from pixelmill.ratelimit.limiter import RateLimiter
-from pixelmill.storage import LocalStorage, ObjectStorage, UrlSigner
+from pixelmill.storage import ObjectStorage, UrlSigner
+from pixelmill.storage.factory import build_storage
 
 log = logging.getLogger("pixelmill.maintenance")
 
@@ -104,7 +105,7 @@ def build_resources(settings: Settings) -> Resources:
     """Build every backend the settings ask for. Nothing runs yet: the wiring binds the tasks
     (:func:`pixelmill.worker.wire`) and the lifespan starts the maintenance thread."""
     db = Database(settings.resolved_database_url)
-    storage = LocalStorage(settings.storage_dir)
+    storage = build_storage(settings, "files")
     signer = UrlSigner(settings.resolved_secret_key, settings.result_ttl_hours * 3600)
     engines = build_engines()
     return Resources(
@@ -122,5 +123,5 @@ def build_resources(settings: Settings) -> Resources:
         maintenance=Maintenance(settings.sweep_interval_seconds),
         queue=build_queue(settings),
         # Library images (products, job inputs) outlive results: a store of their own.
-        library_storage=LocalStorage(settings.data_dir / "library"),
+        library_storage=build_storage(settings, "library"),
     )

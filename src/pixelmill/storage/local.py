@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from pixelmill.storage.base import StoredObject
-
-_KEY = re.compile(r"^[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.[a-z0-9]{2,5}$")
-_TYPES = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".webp": "image/webp",
-    ".json": "application/json",
-    ".mp4": "video/mp4",
-}
+from pixelmill.storage.base import StoredObject, content_type_for, valid_key
 
 
 class LocalStorage:
@@ -27,7 +16,7 @@ class LocalStorage:
         self.root.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
-        if not _KEY.fullmatch(key):
+        if not valid_key(key):
             raise ValueError(f"invalid storage key: {key!r}")
         return self.root / key
 
@@ -50,7 +39,7 @@ class LocalStorage:
             data = path.read_bytes()
         except (ValueError, FileNotFoundError, IsADirectoryError):
             return None
-        return StoredObject(data, _TYPES.get(path.suffix, "application/octet-stream"))
+        return StoredObject(data, content_type_for(key))
 
     def delete(self, key: str) -> None:
         try:
