@@ -147,7 +147,6 @@ async def _people_job(
     account's scope (another account's id is a 404, the product reported first) and the
     engine's parameters checked (a non-clothing try-on is a 422) before anything is reserved."""
     base_url = public_base_url(request, resources)
-    engine = engine_for(resources.engines, CATALOG[kind])
 
     async def prepare() -> str | None:
         return await checked_webhook_url(body.webhook_url, resources.settings)
@@ -155,6 +154,7 @@ async def _people_job(
     def create(session: Session, webhook_url: str | None) -> JobCreated:
         product = library.get_product(session, user.id, body.product_uuid)
         avatar = library.get_avatar(session, user.id, body.avatar_uuid)
+        engine = engine_for(resources.engines, CATALOG[kind])
         raw = {"num_outputs": body.num_outputs, "prompt": body.prompt, "category": product.category}
         params = parse_params(engine, raw)
         job, remaining = generation.create_people_job(
