@@ -12,11 +12,13 @@ from pixelmill.engines.convert import ConvertEngine
 from pixelmill.engines.deblur import UnblurEngine
 from pixelmill.engines.edit import EditEngine
 from pixelmill.engines.enhance import EnhanceEngine
+from pixelmill.engines.product_photo import ProductPhotoEngine
 from pixelmill.engines.prompt import ImageToPromptEngine
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.style import StyleTransferEngine
 from pixelmill.engines.text_removal import TextRemovalEngine
+from pixelmill.engines.tryon import TryOnEngine
 from pixelmill.engines.upscale import UpscaleEngine
 
 
@@ -38,5 +40,7 @@ def build_engines() -> dict[str, Engine]:
         ScenesEngine(),
         GuidedAvatarEngine(),
         ReferenceAvatarEngine(),
+        ProductPhotoEngine(),
+        TryOnEngine(),
     ]
     return {e.name: e for e in engines}

@@ -1,0 +1,308 @@
+"""The ``product_photo`` engine: a product shown with a person (an avatar), on painted scenes.
+
+No generative model runs. :meth:`ProductPhotoEngine.plan` does the fail-fast work before
+anything is charged: it finds the person in the avatar image (the caller's landmarks, or
+MediaPipe pose; no person: :class:`EngineError`), cuts the product out (its own alpha or
+U²-Net-p; no product: :class:`EngineError`), reads the prompt and settles every output's
+scene, placement, hand and framing. The person's cut-out (MediaPipe mask refined by GrabCut)
+is made on the first render and shared by the plan's outputs. Each output is the scene painted
+at 3:4, the person framed on it with a floor shadow, the product held at the hand the
+landmarks place (the hand drawn over it), worn, at the hip or beside them on the floor, sized
+by its category in the body's own unit, with a soft shadow and light harmonisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from pixelmill.engines.base import (
+    BaseEngine,
+    EngineError,
+    EngineInputs,
+    EngineResult,
+    ImageArray,
+    OutputImage,
+    PlannedImage,
+)
+from pixelmill.engines.product_photo.person import (
+    Avatar,
+    complete_body,
+    cut_out,
+    find_avatar,
+)
+from pixelmill.engines.product_photo.person import load as load_person_models
+from pixelmill.engines.product_photo.placement import crop, free_hands, place_product, rule_for
+from pixelmill.engines.product_photo.prompt import (
+    Framing,
+    Hand,
+    Placement,
+    PromptReading,
+    read_prompt,
+)
+from pixelmill.engines.product_photo.staging import (
+    COUNTER_SCENES,
+    Figure,
+    choose_people_scenes,
+    output_data,
+    stage,
+)
+from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.segmentation import U2NETP
+from pixelmill.engines.scenes import (
+    CATEGORIES,
+    decontaminate_image,
+    normalise_category,
+    prepare_cutout,
+)
+
+METHOD = (
+    "no generative model: the person cut out of the avatar image (MediaPipe person mask "
+    "refined by GrabCut, guided-filter edges; landmarks {landmarks}), the product cut out "
+    "({cutout}) and placed by its category (held at a hand the landmarks place, with the hand "
+    "drawn over it; worn at the neck; at the hip; on the floor beside the person; on the "
+    "counter in table scenes), sized in the body's torso length, composited on procedural "
+    "scenes chosen from the prompt's keywords and the category, with floor and contact "
+    "shadows and light harmonisation"
+)
+
+NO_PRODUCT_IMAGE = "a product image is needed (inputs.extra['product'])"
+
+
+def _category_field() -> Any:
+    return Field(
+        "other",
+        description="the product's library category, picks placement, size and scenes: "
+        + ", ".join(CATEGORIES),
+    )
+
+
+class ProductPhotoParams(BaseModel):
+    """Options for ``product_photo``."""
+
+    num_outputs: int = Field(6, ge=1, le=12, description="how many images (1-12)")
+    prompt: str | None = Field(
+        None,
+        max_length=2000,
+        description=(
+            "scene and shot wishes in plain words: places (studio, beach, office, kitchen, "
+            "outdoor, city, garden, living room, ...), framing (full body, half body), "
+            "holding / beside / wearing, left or right hand; other words are listed in "
+            "details.unrecognised"
+        ),
+    )
+    category: str = _category_field()
+    seed: int = Field(0, ge=0, le=2**32 - 1, description="varies scenes, order and painting")
+    size: int = Field(1024, ge=256, le=2048, description="output height in pixels (width 3/4)")
+    landmarks: dict[str, list[float]] | None = Field(
+        None,
+        description=(
+            "the avatar's body landmarks in its image's pixels (nose, left/right shoulder, "
+            "elbow, wrist, hip, knee, ankle), as the avatar engines return them; found with "
+            "MediaPipe pose when omitted"
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One planned output."""
+
+    position: int
+    scene: str
+    placement: Placement
+    hand: Hand
+    framing: Framing
+
+    @property
+    def label(self) -> str:
+        where = {
+            "held": f"in the {self.hand} hand",
+            "worn": "worn",
+            "hip": f"at the {self.hand} hip",
+            "floor": "beside the person",
+            "front": "in front",
+            "counter": "on the counter",
+        }[self.placement]
+        return f"{self.scene}, {where}"
+
+
+def feet_in_picture(avatar: Avatar) -> bool:
+    """Whether the avatar shows the feet: an ankle seen and the person mask clear of the
+    image's bottom edge."""
+    h = avatar.size[0]
+    ankles = "left_ankle" in avatar.landmarks or "right_ankle" in avatar.landmarks
+    bottom = avatar.prior[h - max(1, h // 100) :]
+    return ankles and not bool(bottom.max(initial=0.0) > 0.5)
+
+
+def plan_shots(
+    avatar: Avatar, reading: PromptReading, category: str, n: int, seed: int
+) -> list[Shot]:
+    """Every output's scene, placement, hand and framing.
+
+    Placements cycle through the category's (or follow the prompt's wish); a held product
+    goes to a free hand (not resting on a hip or in a pocket; the prompt's hand first, else
+    alternating, the more outstretched first), with no free hand a bag goes to the hip and
+    anything else stands in the foreground; the floor needs the feet in the picture. Framings
+    alternate full / half body (half first for small products; full body only when the feet
+    are in the picture; floor placements always full, foreground ones always half). Table
+    scenes put the product on the counter unless the hand holding it is above the counter."""
+    rule = rule_for(category)
+    body = complete_body(avatar.landmarks)
+    free = free_hands(avatar.landmarks, body)
+    if reading.hand in free:
+        free = [reading.hand, *[h for h in free if h != reading.hand]]
+    feet = feet_in_picture(avatar)
+    scenes = choose_people_scenes(category, reading.scenes, n, seed)
+    small = min(rule.sizes.values()) < 0.6
+    sides: tuple[Hand, Hand] = ("right", "left")
+    shots = []
+    for i, scene in enumerate(scenes):
+        placement: Placement = reading.placement or rule.placements[i % len(rule.placements)]
+        turn = i // len(rule.placements) if reading.placement is None else i
+        hand: Hand = sides[turn % 2] if reading.hand is None else reading.hand
+        if placement == "held":
+            if free:
+                hand = free[0] if reading.hand else free[turn % len(free)]
+            else:
+                placement = "hip" if "hip" in rule.sizes else "front"
+        if placement == "floor" and not feet:
+            placement = "front"
+        if placement == "front" or (reading.framing == "half") or not feet:
+            framing: Framing = "half"
+        elif placement == "floor" or reading.framing == "full":
+            framing = "full"
+        else:
+            framing = ("half", "full")[(i + (0 if small else 1)) % 2]
+        if scene in COUNTER_SCENES and placement != "worn":
+            wrist = avatar.landmarks.get(f"{hand}_wrist")
+            above = wrist is not None and wrist[1] < body.hip_mid[1] - 0.1 * body.unit
+            if not (placement == "held" and above):
+                placement = "counter"
+        shots.append(Shot(i, scene, placement, hand, framing))
+    return shots
+
+
+def make_figure(avatar: Avatar) -> Figure:
+    """The person cut out of the avatar image, edge colours decontaminated."""
+    alpha = cut_out(avatar)
+    rgb = decontaminate_image(avatar.rgb, alpha).astype(np.float32) / 255.0
+    premult = np.ascontiguousarray(rgb * alpha[..., None], dtype=np.float32)
+    return Figure(premult, alpha, complete_body(avatar.landmarks), avatar.landmarks)
+
+
+def render_shot(
+    figure: Lazy[Figure],
+    product: ImageArray,
+    category: str,
+    shot: Shot,
+    reading: PromptReading,
+    seed: int,
+    height: int,
+) -> OutputImage:
+    """Render one planned output: ``height`` × ``3/4·height`` RGB."""
+    person = figure.get()
+    w = round(height * 3 / 4)
+    placement: Placement = "held" if shot.placement == "counter" else shot.placement
+    prop = place_product(person, product, category, placement, shot.hand)
+    if shot.placement == "counter":
+        prop = type(prop)(prop.rgba, prop.box, "counter", prop.hand, None)
+    staged = stage(person, prop, shot.scene, shot.framing, seed, shot.position, height, w)
+    data = output_data(
+        staged,
+        person,
+        {
+            "scene": shot.scene,
+            "placement": staged.placement,
+            "hand": shot.hand if staged.placement in ("held", "hip") else None,
+            "framing": shot.framing,
+            "keywords": list(reading.keywords),
+            "unrecognised": list(reading.unrecognised),
+        },
+    )
+    return OutputImage(staged.pixels, label=shot.label, data=data)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    planned: list[PlannedImage]
+    shots: list[Shot]
+    reading: PromptReading
+    cutout_method: str
+    landmarks_source: str
+
+
+class ProductPhotoEngine(BaseEngine[ProductPhotoParams]):
+    """``product_photo``: ``num_outputs`` photos of a product with a person.
+
+    A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` finds the person, cuts
+    the product out and settles the shots (raising :class:`EngineError` when there is no
+    person or no product); each planned image renders on its own, the person's cut-out shared
+    by the plan's outputs."""
+
+    name: ClassVar[str] = "product_photo"
+    Params: ClassVar[type[BaseModel]] = ProductPhotoParams
+    models = (U2NETP,)
+
+    def _load(self) -> None:
+        super()._load()
+        load_person_models()
+
+    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+        """The outputs of this call, each rendered on demand."""
+        typed = self.typed(params)
+        self.load()
+        return self._plan(inputs, typed).planned
+
+    def _plan(self, inputs: EngineInputs, params: ProductPhotoParams) -> _Plan:
+        product_image = inputs.extra.get("product")
+        if product_image is None:
+            raise EngineError(NO_PRODUCT_IMAGE)
+        avatar = find_avatar(inputs.image, params.landmarks)
+        complete_body(avatar.landmarks)  # shoulders are needed to place anything
+        cutout, how = prepare_cutout(product_image)
+        product = crop(cutout)
+        reading = read_prompt(params.prompt)
+        shots = plan_shots(avatar, reading, params.category, params.num_outputs, params.seed)
+        figure: Lazy[Figure] = Lazy(partial(make_figure, avatar))
+        planned = [
+            PlannedImage(
+                position=shot.position,
+                label=shot.label,
+                render=partial(
+                    render_shot,
+                    figure,
+                    product,
+                    params.category,
+                    shot,
+                    reading,
+                    params.seed,
+                    params.size,
+                ),
+            )
+            for shot in shots
+        ]
+        return _Plan(planned, shots, reading, how, avatar.source)
+
+    def _run(self, inputs: EngineInputs, params: ProductPhotoParams) -> EngineResult:
+        plan = self._plan(inputs, params)
+        images = [p.render() for p in plan.planned]
+        landmarks = "given by the caller" if plan.landmarks_source == "given" else "MediaPipe pose"
+        details: dict[str, Any] = {
+            "method": METHOD.format(landmarks=landmarks, cutout=plan.cutout_method),
+            "scenes": [s.scene for s in plan.shots],
+            "placements": [img.data.get("placement") for img in images],
+            "framings": [s.framing for s in plan.shots],
+            "keywords": list(plan.reading.keywords),
+            "unrecognised": list(plan.reading.unrecognised),
+            "category": normalise_category(params.category),
+            "seed": params.seed,
+            "width": round(params.size * 3 / 4),
+            "height": params.size,
+        }
+        return EngineResult(images, details)
