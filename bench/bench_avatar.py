@@ -208,8 +208,8 @@ def contact_sheet(path: str, height: int = 512) -> None:
             tiles.append(_caption(out.pixels, f"reference: {out.label}"))
     rows = [np.concatenate(tiles[r : r + 6], 1) for r in range(0, len(tiles), 6)]
     sheet = np.concatenate(rows, 0)
-    params = [cv2.IMWRITE_JPEG_QUALITY, 85] if path.endswith(".jpg") else []
-    cv2.imwrite(path, np.ascontiguousarray(sheet[..., ::-1]), params)
+    flags = [cv2.IMWRITE_JPEG_QUALITY, 85] if path.endswith(".jpg") else []
+    cv2.imwrite(path, np.ascontiguousarray(sheet[..., ::-1]), flags)
     print(f"wrote {path}: {sheet.shape[1]}x{sheet.shape[0]}")
 
 
