@@ -1,12 +1,17 @@
 """Benchmark the background engines: speed (ms per megapixel) and mask quality (IoU against the
-known shape of objects composited on plain, gradient and textured backgrounds).
+known shape of objects composited on plain, gradient and textured backgrounds), and what the
+cut-out output controls (subject type, size, scale, background, shadow, channels, presets) add to
+the cost of one background removal.
 
-Run: ``.venv/bin/python bench/bench_background.py``
+Run: ``.venv/bin/python bench/bench_background.py`` (``--options`` for the output controls only)
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from functools import partial
+from typing import Any
 
 import cv2
 import numpy as np
@@ -20,9 +25,13 @@ from pixelmill.engines.background.engine import (
     BackgroundRemovalParams,
     MakeTransparentEngine,
     MakeTransparentParams,
+    cutout_from,
+    finish_cutout,
 )
+from pixelmill.engines.background.options import SubjectType, resolve_cutout
+from pixelmill.engines.background.subject import subject_matte
 from pixelmill.engines.base import Engine, EngineInputs, ImageArray
-from pixelmill.engines.runtime.segmentation import coarse_mask, salient_mask
+from pixelmill.engines.runtime.segmentation import coarse_mask, main_object_box, salient_mask
 
 SIZE = 512
 
@@ -143,7 +152,172 @@ def speed_rows() -> list[dict[str, object]]:
     return rows
 
 
+OPTION_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("type=object (the salient mask alone)", {"type": "object"}),
+    ("default (type=auto)", {}),
+    ("type=product", {"type": "product"}),
+    ("type=person", {"type": "person"}),
+    ("crop + crop_margin=10%", {"crop": True, "crop_margin": "10%"}),
+    ("size=preview", {"size": "preview"}),
+    ("bg_color=white + shadow=soft", {"bg_color": "white", "shadow": "soft"}),
+    (
+        "1000x1000 scale=85% bg_color + shadow",
+        {"size": "1000x1000", "scale": "85%", "bg_color": "fff", "shadow": "soft"},
+    ),
+    ("preset=amazon (2000x2000 out)", {"preset": "amazon"}),
+    ("preset=amazon + shadow=hard", {"preset": "amazon", "shadow": "hard"}),
+    ("bg_image (cover) + 1500x1000", {"bg_image_url": "x", "size": "1500x1000", "scale": "80%"}),
+    ("channels=alpha + 1000x1000", {"channels": "alpha", "size": "1000x1000", "scale": "85%"}),
+]
+
+
+def fastest(fn: Any, repeat: int = 7) -> float:
+    """The shortest of ``repeat`` runs after a warm-up, in seconds: on a machine shared with
+    other work the minimum is the least disturbed estimate of what a call costs."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def option_rows() -> list[dict[str, object]]:
+    """Engine time of one ``background_removal`` with each set of output controls, on a product
+    photo (coffee) and a portrait (astronaut) at 1 MP, against the plain salient cut-out; and
+    the time of the layout stage alone (crop, resize, background, shadow, composite), which is
+    all that the controls other than ``type`` add."""
+    rows: list[dict[str, object]] = []
+    removal = BackgroundRemovalEngine()
+    removal.load()
+    backdrop = photo("chelsea")
+    for image_name in ("coffee", "astronaut"):
+        image = resize_to_area(photo(image_name), 1.0)
+        h, w = image.shape[:2]
+        inputs = EngineInputs(image, {"background": backdrop})
+        base = 0.0
+        for label, options in OPTION_CASES:
+            params = BackgroundRemovalParams(**options)
+            run = partial(removal.run, inputs, params)
+            seconds = fastest(run)
+            base = base or seconds
+            result = run()
+            matte = subject_matte(image, params.type)
+            rgba = cutout_from(image, matte)
+            box = main_object_box(matte.mask)
+            kind = params.type
+
+            def cut(image: ImageArray = image, kind: SubjectType = kind) -> ImageArray:
+                return cutout_from(image, subject_matte(image, kind))
+
+            cutout = fastest(cut)
+            layout = fastest(
+                partial(finish_cutout, rgba, resolve_cutout(params), box, {}, backdrop)
+            )
+            out = result.images[0].pixels
+            rows.append(
+                {
+                    "image": f"{image_name} {w}x{h}",
+                    "options": label,
+                    "detected": result.details["detected_type"],
+                    "output": f"{out.shape[1]}x{out.shape[0]}",
+                    "engine ms/MP": ms_per_mp(seconds, h, w),
+                    "× plain": seconds / base,
+                    "cut-out stage ms": cutout * 1000,
+                    "layout stage ms": layout * 1000,
+                    "layout / cut-out": layout / cutout,
+                }
+            )
+    return rows
+
+
+TILE = 360
+LABEL = 34
+
+
+def _on_checkerboard(rgba: ImageArray) -> ImageArray:
+    """A transparent result drawn over the usual grey checkerboard."""
+    h, w = rgba.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    board = np.where(((yy // 12 + xx // 12) % 2)[..., None] == 0, 255.0, 222.0)
+    a = rgba[..., 3:].astype(np.float32) / 255.0
+    return np.asarray(rgba[..., :3] * a + board * (1.0 - a) + 0.5, dtype=np.uint8)
+
+
+def _tile(pixels: ImageArray, label: str) -> ImageArray:
+    if pixels.ndim == 2:
+        pixels = np.dstack([pixels] * 3)
+    elif pixels.shape[2] == 4:
+        pixels = _on_checkerboard(pixels)
+    h, w = pixels.shape[:2]
+    f = TILE / max(h, w)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    small = cv2.resize(pixels, size, interpolation=cv2.INTER_AREA)
+    tile = np.full((TILE + LABEL, TILE, 3), 255, np.uint8)
+    y0, x0 = (TILE - size[1]) // 2, (TILE - size[0]) // 2
+    tile[y0 : y0 + size[1], x0 : x0 + size[0]] = small
+    cv2.rectangle(tile, (x0, y0), (x0 + size[0] - 1, y0 + size[1] - 1), (200, 200, 200), 1)
+    cv2.putText(
+        tile, label, (8, TILE + 23), cv2.FONT_HERSHEY_SIMPLEX, 0.52, (40, 40, 40), 1, cv2.LINE_AA
+    )
+    return tile
+
+
+def contact_sheet(path: str) -> None:
+    """Write the contact sheet of ``docs/cutout-options.png``: a product photo and a portrait
+    through the main output controls."""
+    import matplotlib
+    from PIL import Image
+
+    removal = BackgroundRemovalEngine()
+    coffee = photo("coffee")
+    with Image.open(f"{matplotlib.get_data_path()}/sample_data/grace_hopper.jpg") as im:
+        portrait = np.ascontiguousarray(np.asarray(im.convert("RGB"))[:380])
+
+    def cut(image: ImageArray, **options: Any) -> ImageArray:
+        return removal.run(EngineInputs(image), BackgroundRemovalParams(**options)).images[0].pixels
+
+    tiles = [
+        _tile(coffee, "original (600x400)"),
+        _tile(cut(coffee), "default: transparent PNG"),
+        _tile(
+            cut(coffee, size="1000x1000", scale="80%", bg_color="white", shadow="soft"),
+            "bg_color=white, shadow=soft",
+        ),
+        _tile(cut(coffee, preset="amazon"), "preset=amazon (2000x2000)"),
+        _tile(cut(coffee, size="1000x1000", scale="80%", channels="alpha"), "channels=alpha"),
+        _tile(portrait, "portrait (512x380)"),
+        _tile(
+            cut(portrait, type="object", bg_color="#e9eef5", crop=True, crop_margin="4%"),
+            "type=object (salient mask)",
+        ),
+        _tile(
+            cut(portrait, type="person", bg_color="#e9eef5", crop=True, crop_margin="4%"),
+            "type=person (selfie + salient)",
+        ),
+    ]
+    gap = 12
+    cols = 4
+    rows = [tiles[i : i + cols] for i in range(0, len(tiles), cols)]
+    width = cols * TILE + (cols + 1) * gap
+    sheet = np.full((len(rows) * (TILE + LABEL) + (len(rows) + 1) * gap, width, 3), 255, np.uint8)
+    for r, row in enumerate(rows):
+        for c, tile in enumerate(row):
+            y, x = gap + r * (TILE + LABEL + gap), gap + c * (TILE + gap)
+            sheet[y : y + TILE + LABEL, x : x + TILE] = tile
+    Image.fromarray(sheet).save(path, optimize=True)
+    print(f"wrote {path}")
+
+
 def main() -> None:
+    if "--sheet" in sys.argv:
+        contact_sheet(sys.argv[sys.argv.index("--sheet") + 1])
+        return
+    rows = option_rows()
+    print_table(rows, "background_removal with output controls (fastest of 7 after 1 warm-up)")
+    if "--options" in sys.argv:
+        return
     print_table(speed_rows(), "Background engines: speed (median of 3 after 1 warm-up)")
     rows = quality_rows()
     print_table(rows, f"Mask IoU against the known shape ({SIZE}x{SIZE} composites)")

@@ -11,10 +11,12 @@ import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
+from pydantic import Field
 
 from pixelmill.api.deps import ApiKeyUser, Res, publish_limits
 from pixelmill.api.forms import UpscaleFactor
 from pixelmill.api.rendering import public_base_url
+from pixelmill.engines.background import BackgroundRemovalParams
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.schemas import ProcessImageToImageResult, ProcessResult
@@ -24,12 +26,24 @@ router = APIRouter(tags=["process"])
 PROCESSING_TYPES = ("background_removal", "upscale", "text_removal", "image_to_image")
 
 
+class BackgroundRemovalForm(BackgroundRemovalParams):
+    """background_removal's options as form fields. ``scale`` is upscale's factor on this
+    endpoint, so the subject's scale is called ``subject_scale`` here."""
+
+    scale: str = Field(
+        "original",
+        alias="subject_scale",
+        description="background_removal: the subject's size relative to the canvas, e.g. '85%'",
+    )
+
+
 @router.post("/api/process")
 async def process(
     user: ApiKeyUser,
     resources: Res,
     request: Request,
     processing_type: Annotated[str, Form(description=", ".join(PROCESSING_TYPES))],
+    options: Annotated[BackgroundRemovalForm, Form()],
     image: Annotated[UploadFile | None, File(description="the input image")] = None,
     file: Annotated[UploadFile | None, File(description="image_to_image's input image")] = None,
     output_format: Annotated[Literal["png", "webp"] | None, Form()] = None,
@@ -76,9 +90,15 @@ async def process(
         return ProcessImageToImageResult.from_outcome(outcome)
 
     params: dict[str, Any] = {}
-    fmt: Literal["png", "webp"] | None = None
+    extra: dict[str, ImageSource] = {}
     if processing_type == "background_removal":
-        fmt = output_format or "png"
+        # The engine picks the format from `format`; `output_format` is its older name here.
+        params = options.model_dump(exclude_unset=True)
+        format_given = params.setdefault("format", output_format or "auto")
+        if output_format is not None and format_given != output_format:
+            raise InvalidInput("output_format and format disagree: send format only")
+        if options.bg_image_base64 or options.bg_image_url:
+            extra["background"] = ImageSource.choose(options.bg_image_base64, options.bg_image_url)
     elif processing_type == "upscale":
         params = {"scale": scale, "quality": "balanced", "face_enhance": face_enhance}
     outcome = await resources.pipeline.run(
@@ -88,8 +108,8 @@ async def process(
         user=user,
         surface="process",
         base_url=base,
-        output_format=fmt,
         quality=quality,
+        extra_inputs=extra,
     )
     return ProcessResult.from_outcome(outcome)
 

@@ -15,6 +15,7 @@ from pixelmill.api.forms import UpscaleFactor
 from pixelmill.api.rendering import public_base_url
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
+from pixelmill.engines.background import BackgroundRemovalParams
 from pixelmill.imaging import OutputFormat
 from pixelmill.operations.history import list_history
 from pixelmill.operations.inputs import ImageSource
@@ -31,6 +32,9 @@ async def _run_v1(
     resources: Res,
     request: Request,
     output_format: OutputFormat | None = None,
+    *,
+    quality: int = 95,
+    extra_inputs: dict[str, ImageSource] | None = None,
 ) -> V1Result:
     data = await file.read()
     outcome = await resources.pipeline.run(
@@ -41,6 +45,8 @@ async def _run_v1(
         surface="v1",
         base_url=public_base_url(request, resources),
         output_format=output_format,
+        quality=quality,
+        extra_inputs=extra_inputs,
         keep_primary_bytes=True,
     )
     return V1Result.from_outcome(outcome)
@@ -53,10 +59,28 @@ ImageFile = Annotated[
 
 @router.post("/remove-background")
 async def remove_background(
-    file: ImageFile, user: ApiKeyUser, resources: Res, request: Request
+    file: ImageFile,
+    user: ApiKeyUser,
+    resources: Res,
+    request: Request,
+    options: Annotated[BackgroundRemovalParams, Form()],
 ) -> V1Result:
-    """Remove the background; ``result`` is a transparent PNG in base64. 1 credit."""
-    return await _run_v1("background_removal", file, {}, user, resources, request, "png")
+    """Remove the background; ``result`` is a transparent PNG in base64 by default. The
+    output controls of ``/api/v2/remove-background`` are form fields here. 1 credit."""
+    extra = {}
+    if options.bg_image_base64 or options.bg_image_url:
+        extra["background"] = ImageSource.choose(options.bg_image_base64, options.bg_image_url)
+    params = options.model_dump(exclude_unset=True)
+    return await _run_v1(
+        "background_removal",
+        file,
+        params,
+        user,
+        resources,
+        request,
+        quality=options.quality,
+        extra_inputs=extra,
+    )
 
 
 @router.post("/remove-text")

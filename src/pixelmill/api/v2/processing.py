@@ -15,7 +15,12 @@ from pydantic import BaseModel, Field
 from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.rendering import public_base_url
 from pixelmill.engines.analyze import AnalyzeParams
-from pixelmill.engines.background import BackgroundRemovalParams, MakeTransparentParams
+from pixelmill.engines.background import (
+    BackgroundRemovalParams,
+    FillParams,
+    MakeTransparentParams,
+    QualityParams,
+)
 from pixelmill.engines.colorize import ColorizeParams
 from pixelmill.engines.convert import ConvertParams
 from pixelmill.engines.deblur import UnblurParams
@@ -26,6 +31,7 @@ from pixelmill.engines.replace_background import ReplaceBackgroundParams
 from pixelmill.engines.style import StyleParams
 from pixelmill.engines.text_removal import TextRemovalParams
 from pixelmill.engines.upscale import UpscaleParams
+from pixelmill.errors import InvalidInput
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.pipeline import Outcome
 from pixelmill.operations.schemas import AnalyzeResult, PromptResult, V2Result
@@ -46,14 +52,18 @@ class ImageInput(BaseModel):
         return ImageSource.choose(self.image_base64, self.image_url)
 
     def params(self) -> dict[str, Any]:
-        return self.model_dump(exclude=_IMAGE_FIELDS | _REFERENCE_FIELDS)
+        # Only what the caller sent: the engine fills its own defaults, and can tell a value
+        # given on purpose from a default (an explicit parameter overrides a preset).
+        return self.model_dump(exclude=_IMAGE_FIELDS | _REFERENCE_FIELDS, exclude_unset=True)
 
 
 _REFERENCE_FIELDS = {"reference_image_url", "reference_image_base64"}
 
 
 class AlphaOutput(BaseModel):
-    output_format: Literal["png", "webp"] = Field("png", description="both keep the alpha channel")
+    output_format: Literal["png", "webp"] | None = Field(
+        None, description="the older name of format (png or webp); both, differing, is a 422"
+    )
 
 
 class RemoveBackgroundRequest(ImageInput, AlphaOutput, BackgroundRemovalParams):
@@ -122,13 +132,28 @@ async def _run(
 ) -> Outcome:
     fmt = getattr(body, "output_format", None)
     quality = 95
+    params = body.params()
     if isinstance(body, ConvertRequest):
         fmt = "jpeg" if body.format in ("jpg", "jpeg") else body.format
         quality = body.quality
+    elif isinstance(body, QualityParams):
+        # The engine chooses the format from its own `format` parameter (one mechanism: the
+        # output image's preferred_format); `output_format` is that parameter's older name.
+        quality = body.quality
+        if fmt is not None:
+            if "format" in body.model_fields_set and getattr(body, "format", fmt) != fmt:
+                raise InvalidInput("output_format and format disagree: send format only")
+            params.setdefault("format", fmt)
+            fmt = None
+    if isinstance(body, FillParams) and (body.bg_image_base64 or body.bg_image_url):
+        extra_inputs = {
+            **(extra_inputs or {}),
+            "background": ImageSource.choose(body.bg_image_base64, body.bg_image_url),
+        }
     return await resources.pipeline.run(
         operation,
         body.source(),
-        body.params(),
+        params,
         user=user,
         surface="v2",
         base_url=public_base_url(request, resources),
@@ -142,7 +167,10 @@ async def _run(
 async def remove_background(
     body: RemoveBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> V2Result:
-    """Cut out the subject: a PNG (or WebP) with a transparent background. 1 credit."""
+    """Cut out the subject: a PNG with a transparent background by default. remove.bg's
+    output controls (type, crop, size, scale, position, bg_color / bg_image, shadow, channels,
+    format, presets for Amazon, Shopify and Etsy) lay it out for a listing in the same call;
+    a combination that cannot be honoured is a 422 that costs nothing. 1 credit."""
     return V2Result.from_outcome(await _run("background_removal", body, user, resources, request))
 
 
@@ -151,7 +179,8 @@ async def make_transparent(
     body: MakeTransparentRequest, user: ApiKeyUser, resources: Res, request: Request
 ) -> V2Result:
     """Make the background transparent (colour key on plain backgrounds, else the subject
-    mask); PNG with alpha. 1 credit."""
+    mask); PNG with alpha. Takes the cut-out controls that keep it transparent (crop, size,
+    scale, position, shadow, channels, format). 1 credit."""
     return V2Result.from_outcome(await _run("make_transparent", body, user, resources, request))
 
 

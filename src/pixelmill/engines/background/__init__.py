@@ -1,4 +1,9 @@
-"""Background removal: salient-object masks and RGBA cut-outs."""
+"""Background removal: salient-object and person mattes, RGBA cut-outs, and the output controls
+(crop, size, scale, position, background, shadow, channels, format, presets) laid over them.
+
+What other capabilities may use is exported here: replace-background takes the subject
+``type`` and the output quality, and cuts its subject out with :func:`subject_matte`.
+"""
 
 from pixelmill.engines.background.engine import (
     BackgroundRemovalEngine,
@@ -6,10 +11,31 @@ from pixelmill.engines.background.engine import (
     MakeTransparentEngine,
     MakeTransparentParams,
 )
+from pixelmill.engines.background.options import (
+    PRESETS,
+    CutoutOutputParams,
+    FillParams,
+    FormatParams,
+    Preset,
+    QualityParams,
+    SubjectParams,
+    SubjectType,
+)
+from pixelmill.engines.background.subject import SubjectMatte, subject_matte
 
 __all__ = [
+    "PRESETS",
     "BackgroundRemovalEngine",
     "BackgroundRemovalParams",
+    "CutoutOutputParams",
+    "FillParams",
+    "FormatParams",
     "MakeTransparentEngine",
     "MakeTransparentParams",
+    "Preset",
+    "QualityParams",
+    "SubjectMatte",
+    "SubjectParams",
+    "SubjectType",
+    "subject_matte",
 ]

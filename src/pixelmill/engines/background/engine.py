@@ -1,8 +1,10 @@
 """Background-removal engines: ``background_removal`` (any photo, saliency model) and
 ``make_transparent`` (colour key when the background is plain, saliency model otherwise).
 
-Both return an RGBA image with a real alpha channel. An input that already has alpha keeps its
-transparency: the new matte is multiplied into it.
+Both return an RGBA image with a real alpha channel by default. An input that already has alpha
+keeps its transparency: the new matte is multiplied into it. The output controls (``options.py``:
+crop, size, scale, position, background, shadow, channels, format, presets) are applied to that
+cut-out by ``canvas.render``; with none of them the cut-out is returned as it is.
 """
 
 from __future__ import annotations
@@ -13,12 +15,22 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from pixelmill.engines.background.canvas import render
 from pixelmill.engines.background.colorkey import (
     BoolArray,
     border_colour,
     colour_key_matte,
 )
 from pixelmill.engines.background.foreground import estimate_foreground
+from pixelmill.engines.background.options import (
+    CutoutOutputParams,
+    CutoutSpec,
+    FillParams,
+    SubjectParams,
+    cutout_conflicts,
+    resolve_cutout,
+)
+from pixelmill.engines.background.subject import SubjectMatte, subject_matte
 from pixelmill.engines.base import (
     BaseEngine,
     EngineError,
@@ -37,10 +49,9 @@ from pixelmill.engines.runtime.segmentation import (
     salient_mask,
 )
 
-SALIENT_METHOD = (
-    "u2netp salient-object mask (320² model) + guided-filter edge refinement + edge colour "
-    "decontamination"
-)
+EDGES = "guided-filter edge refinement + edge colour decontamination"
+
+SALIENT_METHOD = f"u2netp salient-object mask (320² model) + {EDGES}"
 
 
 def _check_image(image: ImageArray) -> None:
@@ -66,66 +77,131 @@ def compose_rgba(
     return np.ascontiguousarray(out, dtype=np.uint8)
 
 
+def cutout_from(image: ImageArray, matte: SubjectMatte | Mask) -> ImageArray:
+    """RGBA cut-out of ``image`` with the alpha of ``matte`` (a :class:`SubjectMatte`, or a raw
+    soft saliency mask), its soft edges unmixed from the old background."""
+    alpha = matte.alpha if isinstance(matte, SubjectMatte) else mask_to_alpha(matte)
+    h, w = image.shape[:2]
+    colours = estimate_foreground(image, alpha, sigma=float(guided_radius(h, w) + 1))
+    return compose_rgba(image, alpha, colours)
+
+
 def salient_cutout(image: ImageArray) -> tuple[ImageArray, Mask]:
     """RGBA cut-out of ``image``'s salient object (soft edges with the background colour
     unmixed) and the raw soft mask it came from."""
     mask = salient_mask(image)
-    alpha = mask_to_alpha(mask)
-    h, w = image.shape[:2]
-    colours = estimate_foreground(image, alpha, sigma=float(guided_radius(h, w) + 1))
-    return compose_rgba(image, alpha, colours), mask
+    return cutout_from(image, mask), mask
 
 
 def _coverage(rgba: ImageArray) -> float:
     return round(float(rgba[..., 3].mean()) / 255.0, 4)
 
 
-def _crop(rgba: ImageArray, box: Box | None, margin: float = 0.02) -> ImageArray:
-    if box is None:
-        return rgba
-    h, w = rgba.shape[:2]
-    x, y, bw, bh = box
-    pad = round(margin * max(h, w))
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(w, x + bw + pad), min(h, y + bh + pad)
-    return np.ascontiguousarray(rgba[y0:y1, x0:x1])
+def _file_format(spec: CutoutSpec, pixels: ImageArray) -> str:
+    """The format hint: the caller's, else PNG for transparency and JPEG for opaque pixels."""
+    if spec.channels == "alpha":
+        return "png"
+    if spec.format == "jpg":
+        return "jpeg"
+    if spec.format != "auto":
+        return spec.format
+    return "png" if pixels.ndim == 3 and pixels.shape[2] == 4 else "jpeg"
 
 
-class BackgroundRemovalParams(BaseModel):
-    """Options for ``background_removal``; all optional."""
+def _background_image(inputs: EngineInputs, spec: CutoutSpec) -> ImageArray | None:
+    if not spec.bg_image:
+        return None
+    image = inputs.extra.get("background")
+    if image is None:
+        raise EngineError("a background image was asked for but none was given to the engine")
+    return image
+
+
+def finish_cutout(
+    rgba: ImageArray,
+    spec: CutoutSpec,
+    box: Box | None,
+    details: dict[str, Any],
+    background: ImageArray | None = None,
+) -> EngineResult:
+    """The engine result for the cut-out ``rgba`` (input size) laid out as ``spec`` says;
+    ``box`` is the main object's box in the input (where crops and scales are measured)."""
+    if spec.is_plain and not spec.legacy_crop:
+        pixels, subject_box, coverage, shadow = rgba, box, _coverage(rgba), None
+    else:
+        rendered = render(rgba, spec, box, background)
+        pixels, subject_box = rendered.pixels, rendered.subject_box
+        coverage, shadow = rendered.coverage, rendered.shadow
+    fmt = _file_format(spec, pixels)
+    details.update(
+        foreground_coverage=coverage,
+        width=int(pixels.shape[1]),
+        height=int(pixels.shape[0]),
+        cropped=bool((spec.crop or spec.legacy_crop) and box is not None),
+        subject_box=list(subject_box) if subject_box else None,
+        background=(
+            "image"
+            if spec.bg_image
+            else "#{:02x}{:02x}{:02x}".format(*spec.bg_color)
+            if spec.bg_color
+            else "transparent"
+        ),
+        shadow=shadow,
+        channels=spec.channels,
+        format=fmt,
+    )
+    if spec.preset:
+        details["preset"] = spec.preset
+    return EngineResult([OutputImage(pixels, "result", preferred_format=fmt)], details)
+
+
+class BackgroundRemovalParams(FillParams, CutoutOutputParams, SubjectParams):
+    """Options for ``background_removal``; all optional. Names follow remove.bg's API."""
 
     crop_to_object: bool = Field(
-        False, description="crop the result to the main object's bounding box (2 % margin)"
+        False,
+        description=(
+            "crop the result to the main object's bounding box (2 % margin, within the image); "
+            "crop with crop_margin is the general form"
+        ),
     )
 
 
 class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
-    """Cut the main subject out of any photo: RGBA with the background transparent."""
+    """Cut the main subject out of any photo: RGBA with the background transparent, or laid
+    out on a canvas, a colour or a photo as the output controls say."""
 
     name: ClassVar[str] = "background_removal"
     Params: ClassVar[type[BaseModel]] = BackgroundRemovalParams
     models = (U2NETP,)
 
+    def _validate(self, params: BackgroundRemovalParams) -> None:
+        problems = cutout_conflicts(params)
+        if problems:
+            raise EngineError("; ".join(problems))
+
     def _run(self, inputs: EngineInputs, params: BackgroundRemovalParams) -> EngineResult:
         image = inputs.image
         _check_image(image)
-        rgba, mask = salient_cutout(image)
-        box = main_object_box(mask)
-        if params.crop_to_object:
-            rgba = _crop(rgba, box)
+        spec = resolve_cutout(params)
+        background = _background_image(inputs, spec)
+        matte = subject_matte(image, params.type)
+        rgba = cutout_from(image, matte)
+        box = main_object_box(matte.mask)
         details: dict[str, Any] = {
-            "method": SALIENT_METHOD,
-            "foreground_coverage": _coverage(rgba),
+            "method": f"{matte.method} + {EDGES}",
+            "type": params.type,
+            "detected_type": matte.detected,
             "object_box": list(box) if box else None,
-            "width": int(rgba.shape[1]),
-            "height": int(rgba.shape[0]),
-            "cropped": bool(params.crop_to_object and box is not None),
         }
-        return EngineResult([OutputImage(rgba, "result", preferred_format="png")], details)
+        if params.type in ("auto", "person"):
+            details["faces"] = matte.faces
+        return finish_cutout(rgba, spec, box, details, background)
 
 
-class MakeTransparentParams(BaseModel):
-    """Options for ``make_transparent``."""
+class MakeTransparentParams(CutoutOutputParams):
+    """Options for ``make_transparent``: the method, and the output controls that keep the
+    result transparent (no new background)."""
 
     method: Literal["auto", "color_key", "salient"] = Field(
         "auto",
@@ -144,9 +220,15 @@ class MakeTransparentEngine(BaseEngine[MakeTransparentParams]):
     Params: ClassVar[type[BaseModel]] = MakeTransparentParams
     models = (U2NETP,)
 
+    def _validate(self, params: MakeTransparentParams) -> None:
+        problems = cutout_conflicts(params)
+        if problems:
+            raise EngineError("; ".join(problems))
+
     def _run(self, inputs: EngineInputs, params: MakeTransparentParams) -> EngineResult:
         image = inputs.image
         _check_image(image)
+        spec = resolve_cutout(params)
         border = border_colour(image)
         use_key = params.method == "color_key" or (params.method == "auto" and border.is_uniform())
         details: dict[str, Any] = {"border_uniformity": round(border.uniformity, 4)}
@@ -180,7 +262,7 @@ class MakeTransparentEngine(BaseEngine[MakeTransparentParams]):
                 method += " (the border is not one plain colour)"
 
         details["method"] = method
-        details["foreground_coverage"] = _coverage(rgba)
-        details["width"] = int(rgba.shape[1])
-        details["height"] = int(rgba.shape[0])
-        return EngineResult([OutputImage(rgba, "result", preferred_format="png")], details)
+        box = None
+        if not spec.is_plain:
+            box = main_object_box(rgba[..., 3].astype(np.float32) * np.float32(1.0 / 255.0))
+        return finish_cutout(rgba, spec, box, details)

@@ -1,21 +1,24 @@
 """The ``replace_background`` engine: keep the subject where it is and paint a new background
 described by a prompt.
 
-The subject is cut out with the U²-Net-p salient-object mask (or the image's own alpha channel
-when it has a real one), its edge colours are decontaminated, and it is composited, unmoved and
-unscaled, over a procedural backdrop picked from the prompt's keywords (``prompt.py``), with a
-contact shadow where it stands and light colour harmonisation. No generative model is used.
+The subject is cut out for its ``type`` (the background package's mattes: the U²-Net-p
+salient-object mask, fused with MediaPipe person segmentation when the subject is a person), or
+taken from the image's own alpha channel when it has a real one; its edge colours are
+decontaminated, and it is composited, unmoved and unscaled, over a procedural backdrop picked
+from the prompt's keywords (``prompt.py``), with a contact shadow where it stands and light
+colour harmonisation. No generative model is used.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
+from pixelmill.engines.background import QualityParams, SubjectParams, SubjectType, subject_matte
 from pixelmill.engines.base import (
     BaseEngine,
     EngineError,
@@ -29,7 +32,7 @@ from pixelmill.engines.replace_background.prompt import (
     BackdropRequest,
     parse_backdrop_prompt,
 )
-from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
+from pixelmill.engines.runtime.segmentation import U2NETP
 from pixelmill.engines.runtime.textures import Gray, Rgb
 from pixelmill.engines.scenes import (
     Harmony,
@@ -57,8 +60,9 @@ METHOD = (
 MIN_SUBJECT_FRACTION = 0.003
 
 
-class ReplaceBackgroundParams(BaseModel):
-    """Options for ``replace_background``."""
+class ReplaceBackgroundParams(SubjectParams, QualityParams):
+    """Options for ``replace_background``: the prompt, and of the cut-out controls those that
+    make sense for a composite (the subject type, the file format and its quality)."""
 
     prompt: str = Field(
         ...,
@@ -67,14 +71,25 @@ class ReplaceBackgroundParams(BaseModel):
         description="the new background, e.g. 'marble countertop'",
     )
     seed: int = Field(0, ge=0, le=2**32 - 1, description="varies the backdrop's details")
+    format: Literal["input", "png", "jpg", "webp"] = Field(
+        "input", description="the result's file format; input: the input's own format"
+    )
 
 
-def subject_alpha(image: ImageArray) -> tuple[Gray, str]:
+def subject_alpha(image: ImageArray, kind: SubjectType = "object") -> tuple[Gray, str]:
     """The subject's alpha (0..1 float32) and where it came from: the image's own alpha
-    channel when it separates a subject, else the U²-Net-p mask."""
+    channel when it separates a subject, else the matte for the subject ``kind``."""
     if has_meaningful_alpha(image):
         return image[..., 3].astype(np.float32) / 255.0, "the image's own alpha channel"
-    return mask_to_alpha(salient_mask(image)), "U²-Net-p salient-object mask"
+    matte = subject_matte(image, kind)
+    return matte.alpha, _CUTOUTS[matte.detected]
+
+
+_CUTOUTS = {
+    "person": "MediaPipe person segmentation fused with the U²-Net-p salient-object mask",
+    "product": "U²-Net-p salient-object mask, largest object only",
+    "object": "U²-Net-p salient-object mask",
+}
 
 
 def floor_line(alpha: Gray, default: float) -> tuple[float, bool]:
@@ -175,7 +190,7 @@ class ReplaceBackgroundEngine(BaseEngine[ReplaceBackgroundParams]):
         image = inputs.image
         if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
             raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.shape}")
-        alpha, how = subject_alpha(image)
+        alpha, how = subject_alpha(image, params.type)
         coverage = float(np.count_nonzero(alpha > 0.5)) / alpha.size
         if coverage < MIN_SUBJECT_FRACTION:
             raise EngineError("no subject found in the image to keep in front of a new background")
@@ -195,4 +210,5 @@ class ReplaceBackgroundEngine(BaseEngine[ReplaceBackgroundParams]):
                 "no backdrop term recognised in the prompt, so a neutral studio sweep was used; "
                 f"understood: {KNOWN_TERMS}"
             )
-        return EngineResult([OutputImage(out, "result")], details)
+        fmt = {"input": None, "jpg": "jpeg"}.get(params.format, params.format)
+        return EngineResult([OutputImage(out, "result", preferred_format=fmt)], details)
