@@ -63,11 +63,11 @@ def sweater(color: tuple[int, int, int] = (40, 120, 70)) -> ImageArray:
 
 
 def tank_top(color: tuple[int, int, int] = (240, 180, 30)) -> ImageArray:
-    """A sleeveless top with a printed blue circle."""
-    img = _canvas(360, 300)
+    """A sleeveless top (hip length) with a printed blue circle."""
+    img = _canvas(380, 300)
     _poly(img, [(85, 30), (115, 30), (150, 80), (185, 30), (215, 30), (225, 100), (250, 130),
-                (250, 300), (50, 300), (50, 130), (75, 100)], color)  # fmt: skip
-    cv2.circle(img, (150, 205), 40, (30, 60, 160), -1, cv2.LINE_AA)
+                (250, 330), (50, 330), (50, 130), (75, 100)], color)  # fmt: skip
+    cv2.circle(img, (150, 215), 40, (30, 60, 160), -1, cv2.LINE_AA)
     return img
 
 
@@ -122,11 +122,12 @@ def chair() -> ImageArray:
 
 
 def sneaker() -> ImageArray:
-    """A white sneaker with a red stripe, side view."""
+    """A navy sneaker with a white sole and a red stripe, side view."""
     img = _canvas(240, 420)
     _poly(img, [(40, 120), (160, 60), (240, 60), (300, 120), (390, 150), (395, 190), (35, 190)],
-          (235, 235, 235))  # fmt: skip
-    cv2.rectangle(img, (35, 180), (395, 200), (60, 60, 60), -1)
+          (40, 60, 120))  # fmt: skip
+    cv2.rectangle(img, (35, 180), (395, 205), (225, 225, 225), -1)
+    cv2.rectangle(img, (35, 180), (395, 205), (150, 150, 150), 2)
     _poly(img, [(150, 140), (260, 80), (280, 95), (180, 150)], RED)
     return img
 
@@ -137,6 +138,12 @@ def necklace() -> ImageArray:
     cv2.ellipse(img, (150, 110), (95, 90), 0, 0, 180, (200, 160, 40), 8, cv2.LINE_AA)
     cv2.circle(img, (150, 225), 28, (190, 20, 40), -1, cv2.LINE_AA)
     return img
+
+
+def with_alpha(img: ImageArray) -> ImageArray:
+    """A drawn product as an RGBA packshot: transparent where the drawing is pure white."""
+    alpha = np.where(np.all(img == 255, axis=-1), 0, 255).astype(np.uint8)
+    return np.dstack([img, alpha])
 
 
 def skimage_photo(name: str) -> ImageArray:

@@ -68,8 +68,8 @@ def landing(dressed: Dressed) -> tuple[float, float, float]:
     - ``zone``: the share inside the torso zone: that quadrilateral grown by a quarter torso
       length (the body's outline, the shoulder tops, a hem below the hips) plus the arms
       (shoulder-elbow-wrist, 0.36 torso lengths wide: the sleeves);
-    - ``cover``: the share of the quadrilateral below the armpits (a quarter torso length
-      under the shoulders) that the garment covers."""
+    - ``cover``: the share of the quadrilateral's lower half (chest to hips: below any
+      armhole) that the garment covers."""
     figure: Figure = dressed.figure
     body = figure.body
     h, w = figure.size
@@ -86,7 +86,7 @@ def landing(dressed: Dressed) -> tuple[float, float, float]:
                 cv2.line(zone, (round(a[0]), round(a[1])), (round(b[0]), round(b[1])), 1, width)
     ga = dressed.garment_alpha
     inside = quad > 0
-    below = np.arange(h)[:, None] > body.shoulder_mid[1] + 0.25 * body.unit
+    below = np.arange(h)[:, None] > body.shoulder_mid[1] + 0.5 * body.unit
     core = inside & below
     total = float(ga.sum())
     strict = float(ga[inside].sum()) / total
@@ -102,8 +102,10 @@ LANDED_COVER = 0.9
 def test_the_garment_lands_on_the_torso_of_every_gallery_avatar() -> None:
     """10 gallery avatars × a T-shirt, a long-sleeved sweater and a tank top: a fit has landed
     when at least 90 % of the garment lies in the torso zone and it covers at least 90 % of
-    the torso below the armpits. Measured when written: 30 of 30 landed; zone share mean
-    0.989 (min 0.92), cover mean 0.99, strict share mean 0.53."""
+    the torso's lower half. Measured when written: 30 of 30 landed; zone share mean 0.986
+    (min 0.922), cover 1.0 everywhere, strict share (plain shoulder-hip quadrilateral) mean
+    0.52. A knee-length dress, not in this set, covers the torso as fully but its skirt lies
+    outside the zone by design (zone share 0.57)."""
     rows = []
     for index in range(10):
         avatar, landmarks = gallery_avatar(index)

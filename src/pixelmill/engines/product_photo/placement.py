@@ -36,20 +36,20 @@ class Rule:
 
 RULES: dict[str, Rule] = {
     "clothing": Rule(("held",), {"held": 1.05, "floor": 1.05}, "top"),
-    "jewelry": Rule(("worn", "held"), {"worn": 0.5, "held": 0.34}),
-    "accessories": Rule(("held",), {"held": 0.5}),
+    "jewelry": Rule(("worn", "held"), {"worn": 0.5, "held": 0.38}),
+    "accessories": Rule(("held",), {"held": 0.55}),
     "bags": Rule(("held", "hip"), {"held": 0.75, "hip": 0.7}, "top"),
-    "shoes": Rule(("held", "floor"), {"held": 0.55, "floor": 0.45}),
-    "electronics": Rule(("held",), {"held": 0.55}),
-    "food": Rule(("held",), {"held": 0.5}),
-    "beauty": Rule(("held",), {"held": 0.5}),
-    "home": Rule(("floor", "held"), {"floor": 1.0, "held": 0.6}),
-    "houseware": Rule(("held",), {"held": 0.6}),
+    "shoes": Rule(("held", "floor"), {"held": 0.6, "floor": 0.45}),
+    "electronics": Rule(("held",), {"held": 0.6}),
+    "food": Rule(("held",), {"held": 0.55}),
+    "beauty": Rule(("held",), {"held": 0.58}),
+    "home": Rule(("floor", "held"), {"floor": 1.0, "held": 0.65}),
+    "houseware": Rule(("held",), {"held": 0.65}),
     "furniture": Rule(("floor",), {"floor": 1.55}),
-    "other": Rule(("held",), {"held": 0.55}),
+    "other": Rule(("held",), {"held": 0.6}),
 }
 """Placement rules per product category (the scenes capability's category names). Held
-products are drawn about 1.3× their real size against the body (a 20 cm bottle is about 0.4
+products are drawn about 1.4× their real size against the body (a 20 cm bottle is about 0.4
 torso lengths): held a little towards the camera, as product shots with models do."""
 
 FLOOR_MAX_WIDTH = 2.3
@@ -162,7 +162,10 @@ def place_product(
         w, h = _fit(rgba, size)
         hip = body[f"{hand}_hip"]
         cx = hip[0] + side * 0.55 * body.shoulder_width
-        return Prop(rgba, (cx - w / 2, hip[1] - 0.2 * u, w, h), "hip", hand, None)
+        # Carried on a strap from the same shoulder (its top, a little inwards).
+        sx, sy = body[f"{hand}_shoulder"]
+        strap = (sx - side * 0.12 * body.shoulder_width, sy - 0.08 * body.shoulder_width)
+        return Prop(rgba, (cx - w / 2, hip[1] - 0.2 * u, w, h), "hip", hand, None, strap)
     if placement == "floor":
         ih, iw = rgba.shape[:2]
         h = size

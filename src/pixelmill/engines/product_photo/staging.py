@@ -182,6 +182,8 @@ class Prop:
     placement: Placement
     hand: Hand | None = None
     grip: Grip | None = None
+    strap: Point | None = None
+    """Where a bag's strap goes up to (the top of a shoulder), for a bag at the hip."""
 
 
 # --- framing ---------------------------------------------------------------------------------
@@ -364,6 +366,31 @@ def shadow_on(canvas: Rgb, caster: Layer, receiver: Mask, strength: float) -> No
     canvas *= (1.0 - strength * soft * receiver)[..., None]
 
 
+def draw_strap(canvas: Rgb, bag: Layer, shoulder: Point) -> None:
+    """A bag's shoulder strap: a line from the top of the bag to the shoulder, in the bag's
+    darkest colour (its trim), as wide as 1.2 % of the canvas height, anti-aliased."""
+    a = bag.alpha
+    solid = a > 0.9
+    if not solid.any():
+        return
+    colour = bag.premult[solid] / a[solid][:, None]
+    lum = colour @ np.asarray((0.2126, 0.7152, 0.0722), np.float32)
+    trim = colour[lum <= np.quantile(lum, 0.15)].mean(axis=0)
+    rows = np.flatnonzero(solid.any(axis=1))
+    top = int(rows[0])
+    cols = np.flatnonzero(solid[top])
+    start = (bag.x + float(cols.mean()), bag.y + top + 1.0)
+    h = canvas.shape[0]
+    width = max(2, round(0.012 * h))
+    mask = np.zeros(canvas.shape[:2], np.float32)
+    shift = 2
+    p0 = (round(start[0] * (1 << shift)), round(start[1] * (1 << shift)))
+    p1 = (round(shoulder[0] * (1 << shift)), round(shoulder[1] * (1 << shift)))
+    cv2.line(mask, p0, p1, 1.0, width, cv2.LINE_AA, shift)
+    canvas *= (1.0 - mask)[..., None]
+    canvas += mask[..., None] * trim.astype(np.float32)
+
+
 def paint_scene(name: str, seed: int, position: int, h: int, w: int, horizon: float) -> Backdrop:
     """Scene ``name`` painted at ``h`` × ``w`` with the floor line at ``horizon``; the painting
     depends on the seed, the scene and the output position (so repeated scenes differ)."""
@@ -463,6 +490,8 @@ def stage(
             add_floor_shadow(canvas, prop_layer, 0.9)
         else:
             shadow_on(canvas, prop_layer, coverage((h, w), person), 0.35)
+        if prop.strap is not None and placement == "hip":
+            draw_strap(canvas, prop_layer, frame.point(prop.strap))
         paste(canvas, prop_layer)
         if prop.grip is not None and placement == "held":
             hand_premult, hand_alpha = hand_layer(figure, prop.grip)
