@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pixelmill.resources import Resources
+from tests.images import encode, serve_bytes
 from tests.jobs.helpers import get_json, held_reservations, ledger_consistent, wait_terminal
 from tests.support import Account, balance_of, make_account, wait_until
 
@@ -145,3 +146,57 @@ def test_people_jobs_refused_before_any_charge(client: TestClient, resources: Re
     assert balance_of(resources, acct.id) == before
     assert balance_of(resources, other.id) == 20
     assert held_reservations(resources, acct.id) == 0
+
+
+def _job(client: TestClient, acct: Account, **body: Any) -> Any:
+    payload = {"product_image": _png_b64(tshirt()), "images_to_generate": 1, **body}
+    return client.post("/api/v2/jobs", json=payload, headers=acct.key_headers)
+
+
+def test_jobs_with_a_model(client: TestClient, resources: Resources) -> None:
+    from skimage import data as skdata
+
+    acct = make_account(resources, credits=20)
+    public = client.get("/api/v2/avatars/public", headers=acct.key_headers).json()[0]["id"]
+    r = _job(client, acct, model_id=public, category="clothing", custom_prompt="studio")
+    assert r.status_code == 202, r.text
+    tryon = wait_terminal(client, acct, r.json()["job_id"], timeout=180)
+    assert tryon["status"] == "completed" and tryon["type"] == "tryon", tryon
+
+    own = _avatar(client, acct)
+    r = _job(client, acct, model_id=own, category="food")
+    assert r.status_code == 202, r.text
+    photo = wait_terminal(client, acct, r.json()["job_id"], timeout=180)
+    assert photo["status"] == "completed" and photo["type"] == "product_photo", photo
+
+    person = encode(skdata.astronaut(), "JPEG", quality=90)  # type: ignore[no-untyped-call]
+    with serve_bytes({"/people/eileen.jpg": (200, "image/jpeg", person)}) as base:
+        r = _job(client, acct, model_url=base + "/people/eileen.jpg", category="accessories")
+    assert r.status_code == 202, r.text
+    assert wait_terminal(client, acct, r.json()["job_id"], timeout=180)["status"] == "completed"
+
+    r = _job(client, acct, custom_prompt="on a beach")  # no model: a scene job, said so
+    assert r.status_code == 202 and "custom_prompt" in r.json()["warnings"][0], r.text
+    wait_terminal(client, acct, r.json()["job_id"], timeout=180)
+    assert held_reservations(resources, acct.id) == 0
+    assert ledger_consistent(resources, acct.id)
+
+
+def test_jobs_model_refusals_cost_nothing(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=5)
+    flat = encode(np.full((200, 300, 3), (30, 140, 60), np.uint8), "PNG")
+    with serve_bytes({"/flat.png": (200, "image/png", flat)}) as base:
+        r = _job(client, acct, model_url=base + "/flat.png")
+    assert r.status_code == 422 and "person" in r.json()["detail"], r.text
+    r = _job(client, acct, model_id="00000000-0000-4000-8000-000000000009")
+    assert r.status_code == 404, r.text
+    r = _job(client, acct, model_id="model_nobody")
+    assert r.status_code == 404, r.text
+    r = _job(client, acct, model_id="x", model_url="http://example.com/a.jpg")
+    assert r.status_code == 422, r.text
+    r = _job(client, acct, images_to_generate=6)  # 6 credits, 5 held: 402
+    assert r.status_code == 402, r.text
+    assert balance_of(resources, acct.id) == 5
+    # Nothing the refused requests uploaded is kept.
+    inputs = resources.settings.data_dir / "library" / "inputs"
+    assert not inputs.exists() or not any(inputs.iterdir())

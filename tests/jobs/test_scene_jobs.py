@@ -86,7 +86,7 @@ def test_job_with_no_product_in_image_fails_and_refunds(
     assert ledger_consistent(resources, acct.id)
 
 
-def test_jobs_endpoint_creates_scene_job_and_refuses_models(
+def test_jobs_endpoint_creates_scene_job_and_refuses_unknown_models(
     client: TestClient, resources: Resources
 ) -> None:
     acct = make_account(resources, credits=10)
@@ -95,7 +95,7 @@ def test_jobs_endpoint_creates_scene_job_and_refuses_models(
         json={"product_image": b64_png(), "model_id": "m1", "images_to_generate": 2},
         headers=acct.key_headers,
     )
-    assert r.status_code == 422
+    assert r.status_code == 404
     assert "model_id" in r.json()["detail"]
     r = client.post(
         "/api/v2/jobs",

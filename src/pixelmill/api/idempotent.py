@@ -29,11 +29,13 @@ async def idempotent_create(
     status_code: int,
     prepare: Callable[[], Awaitable[T]],
     create: Callable[[Session, T], BaseModel],
+    discard: Callable[[T], object] | None = None,
 ) -> JSONResponse:
     """``prepare`` does the slow, transaction-free work (URL checks, image decoding and
     storing) and its result is handed to ``create``, which runs in the transaction that also
     stores the response under the request's ``Idempotency-Key`` (either both commit or
-    neither)."""
+    neither). When ``create`` refuses (a 404, a 402...), ``discard`` removes what ``prepare``
+    stored."""
     attempt = await asyncio.to_thread(
         idempotency.begin,
         db,
@@ -51,4 +53,10 @@ async def idempotent_create(
         attempt.save(session, status_code, payload)
         return payload
 
-    return JSONResponse(await db.transact(run), status_code=status_code)
+    try:
+        payload = await db.transact(run)
+    except Exception:
+        if discard is not None:
+            await asyncio.to_thread(discard, prepared)
+        raise
+    return JSONResponse(payload, status_code=status_code)

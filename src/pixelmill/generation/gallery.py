@@ -4,10 +4,13 @@ and seed), then kept in the library store under ``gallery/``."""
 
 from __future__ import annotations
 
+import json
+
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.avatar import GALLERY, GalleryModel, GuidedAvatarParams
 from pixelmill.engines.base import EngineInputs, MultiImageEngine
+from pixelmill.generation.service import Model
 from pixelmill.imaging import encode_image
 from pixelmill.storage import ObjectStorage
 
@@ -33,19 +36,35 @@ def gallery() -> tuple[GalleryModel, ...]:
     return GALLERY
 
 
-def gallery_key(model: GalleryModel) -> str:
-    return f"gallery/{model.id}.png"
+def gallery_key(model: GalleryModel, ext: str = "png") -> str:
+    return f"gallery/{model.id}.{ext}"
+
+
+def _draw(engine: MultiImageEngine, store: ObjectStorage, model: GalleryModel) -> bytes:
+    """Draw the model and keep its PNG and its landmarks (JSON) in the store."""
+    params = GuidedAvatarParams(prompt=model.prompt, seed=model.seed, num_outputs=1)
+    engine.load()
+    [planned] = engine.plan(EngineInputs.none(), params)
+    output = planned.render()
+    data = encode_image(output.pixels, "png")
+    landmarks = json.dumps(output.data.get("landmarks") or {}).encode()
+    store.put(gallery_key(model, "json"), landmarks, "application/json")
+    store.put(gallery_key(model), data, "image/png")
+    return data
 
 
 def gallery_image(engine: MultiImageEngine, store: ObjectStorage, model: GalleryModel) -> bytes:
     """The model's PNG: from the store, or drawn now and stored (blocking; CPU)."""
-    key = gallery_key(model)
-    stored = store.get(key)
-    if stored is not None:
-        return stored.data
-    params = GuidedAvatarParams(prompt=model.prompt, seed=model.seed, num_outputs=1)
-    engine.load()
-    [planned] = engine.plan(EngineInputs.none(), params)
-    data = encode_image(planned.render().pixels, "png")
-    store.put(key, data, "image/png")
-    return data
+    stored = store.get(gallery_key(model))
+    return stored.data if stored is not None else _draw(engine, store, model)
+
+
+def gallery_person(engine: MultiImageEngine, store: ObjectStorage, model: GalleryModel) -> Model:
+    """The model as the person of a people job: its stored image and landmarks (drawn first
+    if needed; blocking)."""
+    landmarks = store.get(gallery_key(model, "json"))
+    if landmarks is None or store.get(gallery_key(model)) is None:
+        _draw(engine, store, model)
+        landmarks = store.get(gallery_key(model, "json"))
+    points = json.loads(landmarks.data) if landmarks is not None else None
+    return Model(gallery_key(model), points or None)

@@ -4,12 +4,15 @@ Each delivered avatar is saved to the library (:mod:`pixelmill.generation.avatar
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from pixelmill.db.models import Avatar, Job, Product
+from pixelmill.db.models import Avatar, Job
 from pixelmill.engines.avatar import GuidedAvatarParams
-from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus, AvatarPhotoCreate
+from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.service import JobBackends
 from pixelmill.library import service as library
@@ -74,37 +77,62 @@ def avatar_job_status(
     return AvatarJobStatus(**status.model_dump(), generation_type=generation_type, avatars=avatars)
 
 
+@dataclass(frozen=True)
+class Model:
+    """The person of a people job: a saved avatar, a public gallery model or an uploaded
+    photo (``own`` when the job should delete the image once it is terminal)."""
+
+    image_key: str
+    landmarks: dict[str, Any] | None = None
+    avatar_id: str | None = None
+    own: bool = False
+
+    @classmethod
+    def of(cls, avatar: Avatar) -> Model:
+        return cls(avatar.image_key, avatar.landmarks, avatar.id)
+
+
+def people_kind(category: str) -> str:
+    """``tryon`` for clothing, ``product_photo`` for everything else."""
+    return "tryon" if category == "clothing" else "product_photo"
+
+
 def create_people_job(
     session: Session,
     backends: JobBackends,
     kind: str,
-    body: AvatarPhotoCreate,
     params: BaseModel,
     *,
-    product: Product,
-    avatar: Avatar,
+    user_id: int,
+    count: int,
+    input_key: str,
+    category: str,
+    model: Model,
+    prompt: str | None,
     base_url: str,
-    webhook_url: str | None,
+    product_id: str | None = None,
+    webhook_url: str | None = None,
 ) -> tuple[Job, int]:
-    """A ``product_photo`` or ``tryon`` job for a saved product and avatar (both already read
-    through the account's scope, the engine's ``params`` already validated): the catalog's
-    price per image, reserved now."""
+    """A ``product_photo`` or ``tryon`` job (the product and the model already read through
+    the account's scope, the engine's ``params`` already validated): the catalog's price per
+    image, reserved now."""
     return jobs.create_job(
         session,
         backends,
-        user_id=product.user_id,
+        user_id=user_id,
         kind=kind,
-        count=body.num_outputs,
+        count=count,
         price=CATALOG[kind].price(params),
         base_url=base_url,
-        input_key=product.image_key,
-        category=product.category,
+        input_key=input_key,
+        category=category,
         params={
-            "avatar_id": avatar.id,
-            "avatar_key": avatar.image_key,
-            "landmarks": avatar.landmarks,
-            "prompt": body.prompt,
+            "avatar_id": model.avatar_id,
+            "avatar_key": model.image_key,
+            "landmarks": model.landmarks,
+            "prompt": prompt,
+            "own_inputs": [model.image_key] if model.own else [],
         },
-        product_id=product.id,
+        product_id=product_id,
         webhook_url=webhook_url,
     )

@@ -16,10 +16,18 @@ class JobCreate(BaseModel):
     product_image: str = Field(min_length=1, description="the product image as plain base64")
     product_filename: str = Field("product.png", max_length=255)
     category: str = Field("other", description=", ".join(CATEGORIES))
-    model_id: str | None = Field(None, description="not available on this server yet")
-    model_url: str | None = Field(None, description="not available on this server yet")
+    model_id: str | None = Field(
+        None,
+        description="a public model id (GET /api/v2/avatars/public) or one of your avatar "
+        "UUIDs: product photos with that person (try-on for clothing)",
+    )
+    model_url: str | None = Field(
+        None, description="a photo of a person (public http(s) URL) to use as the model"
+    )
     images_to_generate: int = Field(6, ge=1, le=12, description="1 credit per image")
-    custom_prompt: str | None = Field(None, max_length=2000)
+    custom_prompt: str | None = Field(
+        None, max_length=2000, description="with a model: scene keywords (beach, office, ...)"
+    )
     webhook_url: str | None = None
 
 
@@ -76,6 +84,9 @@ class JobCreated(BaseModel):
     credits_reserved: int
     credits_remaining: int
     product_uuid: str | None = None
+    warnings: list[str] | None = Field(
+        None, description="request fields this job does not use, and why (never dropped silently)"
+    )
 
     @classmethod
     def of(cls, job: Job, remaining: int, base_url: str) -> JobCreated:

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Select, func, select, update
@@ -313,11 +314,14 @@ def fail_job(session: Session, backends: JobBackends, job_id: str, error: str) -
 
 
 def discard_input_after_commit(session: Session, inputs: ObjectStorage, job: Job) -> None:
-    """A job's own uploaded input (not a library product) is deleted once the job is terminal
-    (after the commit: a rolled-back move keeps it for the next run)."""
+    """A job's own uploaded inputs (not a library product: its ``input_key``, and any
+    ``params["own_inputs"]``, e.g. a model photo) are deleted once the job is terminal (after
+    the commit: a rolled-back move keeps them for the next run)."""
+    keys = [str(k) for k in (job.params or {}).get("own_inputs", [])]
     if job.product_id is None and job.input_key:
-        key = job.input_key
-        run_after_commit(session, lambda: inputs.delete(key))
+        keys.append(job.input_key)
+    for key in keys:
+        run_after_commit(session, partial(inputs.delete, key))
 
 
 def _after_terminal(session: Session, backends: JobBackends, job_id: str) -> None:

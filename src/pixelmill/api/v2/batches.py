@@ -63,8 +63,19 @@ async def create_batch(
         )
         return BatchCreated.of(batch, remaining, base)
 
+    def discard(prepared: tuple[str | None, list[batches.BatchItem]]) -> None:
+        for item in prepared[1]:
+            resources.library_storage.delete(item.input_key)
+
     return await idempotent_create(
-        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+        request,
+        resources.db,
+        user,
+        body,
+        status_code=202,
+        prepare=prepare,
+        create=create,
+        discard=discard,
     )
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from functools import partial
-from typing import cast
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -17,9 +15,8 @@ from sqlalchemy.orm import Session
 from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
+from pixelmill.api.v2.people import check_person
 from pixelmill.db.models import Product
-from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
-from pixelmill.errors import InvalidInput
 from pixelmill.generation import service as generation
 from pixelmill.generation.schemas import (
     AvatarCreate,
@@ -136,7 +133,14 @@ async def generate_scenes_from_url(
         )
 
     return await idempotent_create(
-        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+        request,
+        resources.db,
+        user,
+        body,
+        status_code=202,
+        prepare=prepare,
+        create=create,
+        discard=lambda prepared: resources.library_storage.delete(prepared[1].key),
     )
 
 
@@ -161,11 +165,15 @@ async def _people_job(
             session,
             resources.jobs,
             kind,
-            body,
             params,
-            product=product,
-            avatar=avatar,
+            user_id=user.id,
+            count=body.num_outputs,
+            input_key=product.image_key,
+            category=product.category,
+            model=generation.Model.of(avatar),
+            prompt=body.prompt,
             base_url=base_url,
+            product_id=product.id,
             webhook_url=webhook_url,
         )
         return JobCreated.of(job, remaining, base_url)
@@ -213,7 +221,7 @@ async def generate_avatar(
         saved = await save_image(
             resources.inputs, resources.library_storage, source, user, "inputs"
         )
-        await _check_person(resources, saved)
+        await check_person(resources, saved, "reference_image")
         return webhook_url, saved.key
 
     def create(session: Session, prepared: tuple[str | None, str]) -> AvatarJobCreated:
@@ -236,25 +244,20 @@ async def generate_avatar(
             credits_remaining=remaining,
         )
 
+    def discard(prepared: tuple[str | None, str]) -> None:
+        if prepared[1]:
+            resources.library_storage.delete(prepared[1])
+
     return await idempotent_create(
-        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
+        request,
+        resources.db,
+        user,
+        body,
+        status_code=202,
+        prepare=prepare,
+        create=create,
+        discard=discard,
     )
-
-
-async def _check_person(resources: Resources, saved: SavedImage) -> None:
-    """Refuse a reference photo without a person before anything is reserved (the uploaded
-    file is removed again)."""
-    # A multi-image engine (the wiring checks it at startup).
-    engine = cast(MultiImageEngine, resources.engines[generation.operation_for("reference").engine])
-    params = engine.Params.model_validate({"num_outputs": 1})
-    inputs = EngineInputs(saved.image.pixels)
-    try:
-        await asyncio.get_running_loop().run_in_executor(
-            resources.pipeline.cpu, partial(engine.plan, inputs, params)
-        )
-    except EngineError as exc:
-        await asyncio.to_thread(resources.library_storage.delete, saved.key)
-        raise InvalidInput(f"reference_image: {exc}") from exc
 
 
 @router.get("/jobs/avatar/{job_id}", response_model=AvatarJobStatus)

@@ -86,7 +86,14 @@ async def create_product(
         return product_out(resources.signer, base_url, product)
 
     return await idempotent_create(
-        request, resources.db, user, body, status_code=201, prepare=prepare, create=create
+        request,
+        resources.db,
+        user,
+        body,
+        status_code=201,
+        prepare=prepare,
+        create=create,
+        discard=lambda prepared: resources.library_storage.delete(prepared[0].key),
     )
 
 
@@ -141,13 +148,9 @@ async def public_avatar_image(model_id: str, resources: Res) -> Response:
     model = gallery_model(model_id)
     if model is None:
         raise NotFound("Public model not found")
-    engine = resources.engines[operation_for("guided").engine]
-    data = await asyncio.get_running_loop().run_in_executor(
-        resources.pipeline.cpu,
-        partial(
-            gallery.gallery_image, cast(MultiImageEngine, engine), resources.library_storage, model
-        ),
-    )
+    engine = cast(MultiImageEngine, resources.engines[operation_for("guided").engine])
+    call = partial(gallery.gallery_image, engine, resources.library_storage, model)
+    data = await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
     return Response(
         data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"}
     )
