@@ -19,7 +19,7 @@ from pixelmill.engines.product_photo.person import (
     torso_polygon,
 )
 from pixelmill.engines.product_photo.person import load as load_person_models
-from pixelmill.engines.product_photo.placement import crop
+from pixelmill.engines.product_photo.placement import crop, shrink
 from pixelmill.engines.product_photo.prompt import Framing, PromptReading, read_prompt
 from pixelmill.engines.product_photo.staging import (
     PEOPLE_SCENES,
@@ -52,6 +52,7 @@ __all__ = [
     "load_person_models",
     "output_data",
     "read_prompt",
+    "shrink",
     "stage",
     "torso_polygon",
 ]

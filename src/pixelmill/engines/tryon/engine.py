@@ -46,6 +46,7 @@ from pixelmill.engines.product_photo import (
     load_person_models,
     output_data,
     read_prompt,
+    shrink,
     stage,
 )
 from pixelmill.engines.runtime.lazy import Lazy
@@ -124,6 +125,11 @@ class Dressed:
     placement: Placement
 
 
+MAX_GARMENT_SIDE = 1024
+"""The garment is read and warped at most this large (long side): it covers less than that
+on any output, and its outline analysis is per row."""
+
+
 def prepare_garment(product: ImageArray) -> tuple[Garment, str]:
     """The garment's shape from a product image, and how it was cut out. Holes the cut-out
     leaves inside the garment (a white print on a shirt shot on white reads as background
@@ -139,7 +145,7 @@ def prepare_garment(product: ImageArray) -> tuple[Garment, str]:
     # replaced it with the neighbours' where the mask was soft).
     changed = filled[..., 3] != rgba[..., 3]
     filled[..., :3][changed] = product[y : y + h, x : x + w, :3][changed]
-    return read_garment(filled), how
+    return read_garment(shrink(filled, MAX_GARMENT_SIDE)), how
 
 
 def _outside(free: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
