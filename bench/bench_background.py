@@ -265,7 +265,7 @@ def _tile(pixels: ImageArray, label: str) -> ImageArray:
 
 
 def contact_sheet(path: str) -> None:
-    """Write the contact sheet of ``docs/cutout-options.png``: a product photo and a portrait
+    """Write the contact sheet of ``docs/cutout-options.jpg``: a product photo and a portrait
     through the main output controls."""
     import matplotlib
     from PIL import Image
@@ -306,7 +306,7 @@ def contact_sheet(path: str) -> None:
         for c, tile in enumerate(row):
             y, x = gap + r * (TILE + LABEL + gap), gap + c * (TILE + gap)
             sheet[y : y + TILE + LABEL, x : x + TILE] = tile
-    Image.fromarray(sheet).save(path, optimize=True)
+    Image.fromarray(sheet).convert("RGB").save(path, optimize=True, quality=88)
     print(f"wrote {path}")
 
 

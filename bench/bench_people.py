@@ -11,7 +11,7 @@ person cut-out, GrabCut; for try-on the fit: warp, shading, arms) and each furth
 the outputs. Model loading is excluded (a warm-up run first). On a shared machine read the
 CPU column: the wall column also measures the neighbours.
 
-With ``--sheet`` it writes the contact sheet ``docs/people.png``: product photos on gallery
+With ``--sheet`` it writes the contact sheet ``docs/people.jpg``: product photos on gallery
 avatars (one per category group), try-ons of four drawn garments on gallery avatars, the
 reference avatar of ``skimage.data.astronaut()`` with both (input photo, avatar, results,
 products), and a row of the input products and garments.
@@ -244,7 +244,8 @@ def contact_sheet(path: str, size: int = 800) -> None:
     ]  # fmt: skip
     rows.append(_row([_tile(img, f"input: {what}") for img, what in inputs], per_row * TILE_W))
     sheet = np.concatenate(rows, axis=0)
-    cv2.imwrite(path, np.ascontiguousarray(sheet[..., ::-1]), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    flags = [cv2.IMWRITE_JPEG_QUALITY, 85] if path.endswith(".jpg") else []
+    cv2.imwrite(path, np.ascontiguousarray(sheet[..., ::-1]), flags)
     print(f"wrote {path}: {sheet.shape[1]}x{sheet.shape[0]}")
 
 
