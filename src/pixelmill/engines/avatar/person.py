@@ -15,18 +15,16 @@ the connected regions that matter.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import EngineError, ImageArray
+from pixelmill.engines.runtime import mediapipe as mp
 from pixelmill.engines.runtime.faces import FaceBox, detect_faces
-from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.segmentation import mask_to_alpha, salient_mask, snap_to_edges
 
 Mask = npt.NDArray[np.float32]
@@ -47,44 +45,8 @@ _POSE_INDEX = {
 """MediaPipe pose landmark indices of the landmarks the avatar engines report."""
 
 
-class _Graph:
-    """A MediaPipe solution graph, built on first use, called under its own lock (a graph is
-    not safe to call from several threads at once)."""
-
-    def __init__(self, build: Callable[[], Any]) -> None:
-        self._graph: Lazy[Any] = Lazy(build)
-        self._lock = threading.Lock()
-
-    def load(self) -> None:
-        self._graph.load()
-
-    def process(self, rgb: ImageArray) -> Any:
-        graph = self._graph.get()
-        with self._lock:
-            return graph.process(rgb)
-
-
-def _build_selfie() -> Any:
-    from mediapipe.python.solutions import selfie_segmentation
-
-    return selfie_segmentation.SelfieSegmentation(model_selection=0)
-
-
-def _build_pose() -> Any:
-    from mediapipe.python.solutions import pose
-
-    # model_complexity=1 is the only pose model inside the wheel (0 and 2 would download);
-    # enable_segmentation adds the pose graph's own person mask.
-    return pose.Pose(
-        static_image_mode=True,
-        model_complexity=1,
-        enable_segmentation=True,
-        min_detection_confidence=0.5,
-    )
-
-
-SELFIE = _Graph(_build_selfie)
-POSE = _Graph(_build_pose)
+SELFIE = mp.SELFIE
+POSE = mp.POSE_WITH_MASK
 
 
 def load() -> None:

@@ -9,34 +9,20 @@ several threads at once, so calls hold its lock (they are short).
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
 import cv2
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.mediapipe import SELFIE
 from pixelmill.engines.runtime.segmentation import Mask
 
 WORK_SIDE = 512
 """The model sees 256×256; a copy this large keeps the resize cheap and loses nothing."""
 
 
-def _build() -> Any:
-    from mediapipe.python.solutions import selfie_segmentation
-
-    # 0: the general model (256×256); 1 (landscape, 144×256) is faster but coarser.
-    return selfie_segmentation.SelfieSegmentation(model_selection=0)
-
-
-_SELFIE: Lazy[Any] = Lazy(_build)
-_LOCK = threading.Lock()
-
-
 def load() -> None:
     """Build the graph now (idempotent, thread-safe); otherwise it is built on first use."""
-    _SELFIE.load()
+    SELFIE.load()
 
 
 def reduced(image: ImageArray, side: int = WORK_SIDE) -> ImageArray:
@@ -55,9 +41,7 @@ def person_mask(image: ImageArray) -> Mask:
     the model's coarse output, not edge-snapped."""
     h, w = image.shape[:2]
     small = reduced(image)
-    graph = _SELFIE.get()
-    with _LOCK:
-        result = graph.process(small)
+    result = SELFIE.process(small)
     mask = np.asarray(result.segmentation_mask, dtype=np.float32)
     resized = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
     return np.clip(np.asarray(resized, dtype=np.float32), 0.0, 1.0)

@@ -24,8 +24,7 @@ MediaPipe graphs are not thread-safe: each is called under its own lock.
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import EngineError, ImageArray
+from pixelmill.engines.runtime import mediapipe as mp
 from pixelmill.engines.runtime.faces import detect_faces
-from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.segmentation import mask_to_alpha, snap_to_edges
 
 Mask = npt.NDArray[np.float32]
@@ -61,43 +60,8 @@ EDGE_STEEPNESS = 2.0
 GRABCUT_SEED = 20
 
 
-class _Graph:
-    """A MediaPipe solution graph, built on first use, called under its own lock."""
-
-    def __init__(self, build: Callable[[], Any]) -> None:
-        self._graph: Lazy[Any] = Lazy(build)
-        self._lock = threading.Lock()
-
-    def load(self) -> None:
-        self._graph.load()
-
-    def process(self, rgb: ImageArray) -> Any:
-        graph = self._graph.get()
-        with self._lock:
-            return graph.process(rgb)
-
-
-def _build_pose() -> Any:
-    from mediapipe.python.solutions import pose
-
-    # model_complexity=1 is the only pose model inside the wheel (0 and 2 would download);
-    # enable_segmentation adds the graph's own person mask, the seed of the cut-out.
-    return pose.Pose(
-        static_image_mode=True,
-        model_complexity=1,
-        enable_segmentation=True,
-        min_detection_confidence=0.5,
-    )
-
-
-def _build_selfie() -> Any:
-    from mediapipe.python.solutions import selfie_segmentation
-
-    return selfie_segmentation.SelfieSegmentation(model_selection=0)
-
-
-POSE = _Graph(_build_pose)
-SELFIE = _Graph(_build_selfie)
+POSE = mp.POSE_WITH_MASK
+SELFIE = mp.SELFIE
 
 
 def load() -> None:

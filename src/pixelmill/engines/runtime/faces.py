@@ -13,8 +13,7 @@ lock; the calls are short (5–40 ms), so the serialisation costs little.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.mediapipe import Graph
 
 Box = tuple[int, int, int, int]
 """``(x, y, w, h)`` in pixels."""
@@ -72,23 +72,6 @@ class PersonBox(DetectedBox):
     source: Literal["pose", "hog"] = "pose"
 
 
-class _Graph:
-    """One mediapipe solution graph, built on first use and called under its own lock (a graph
-    object is not safe to call from several threads at once)."""
-
-    def __init__(self, build: Callable[[], Any]) -> None:
-        self._graph: Lazy[Any] = Lazy(build)
-        self._lock = threading.Lock()
-
-    def load(self) -> None:
-        self._graph.load()
-
-    def process(self, rgb: ImageArray) -> Any:
-        graph = self._graph.get()
-        with self._lock:
-            return graph.process(rgb)
-
-
 def _build_face_full() -> Any:
     from mediapipe.python.solutions import face_detection
 
@@ -124,10 +107,10 @@ def _build_hog() -> cv2.HOGDescriptor:
     return hog
 
 
-_FACE_FULL = _Graph(_build_face_full)
-_FACE_SHORT = _Graph(_build_face_short)
-_HANDS = _Graph(_build_hands)
-_POSE = _Graph(_build_pose)
+_FACE_FULL = Graph(_build_face_full)
+_FACE_SHORT = Graph(_build_face_short)
+_HANDS = Graph(_build_hands)
+_POSE = Graph(_build_pose)
 _HOG: Lazy[cv2.HOGDescriptor] = Lazy(_build_hog)
 
 HOG_MIN_WEIGHT = 1.0
