@@ -25,7 +25,6 @@ async def idempotent_create(
     db: Database,
     user: User,
     body: BaseModel,
-    *,
     status_code: int,
     prepare: Callable[[], Awaitable[T]],
     create: Callable[[Session, T], BaseModel],

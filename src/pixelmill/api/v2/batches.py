@@ -67,16 +67,7 @@ async def create_batch(
         for item in prepared[1]:
             resources.library_storage.delete(item.input_key)
 
-    return await idempotent_create(
-        request,
-        resources.db,
-        user,
-        body,
-        status_code=202,
-        prepare=prepare,
-        create=create,
-        discard=discard,
-    )
+    return await idempotent_create(request, resources.db, user, body, 202, prepare, create, discard)
 
 
 @router.get("/batches", response_model=list[BatchListItem])

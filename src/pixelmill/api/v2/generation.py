@@ -84,9 +84,7 @@ async def generate_scenes(
             session, resources, product, body.num_scenes, category, webhook_url, base_url
         )
 
-    return await idempotent_create(
-        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
-    )
+    return await idempotent_create(request, resources.db, user, body, 202, prepare, create)
 
 
 @router.post("/generate/scenes-from-url", status_code=202, responses={202: {"model": JobCreated}})
@@ -132,16 +130,10 @@ async def generate_scenes_from_url(
             session, resources, product, body.num_scenes, product.category, webhook_url, base_url
         )
 
-    return await idempotent_create(
-        request,
-        resources.db,
-        user,
-        body,
-        status_code=202,
-        prepare=prepare,
-        create=create,
-        discard=lambda prepared: resources.library_storage.delete(prepared[1].key),
-    )
+    def discard(prepared: tuple[str | None, SavedImage, str]) -> None:
+        resources.library_storage.delete(prepared[1].key)
+
+    return await idempotent_create(request, resources.db, user, body, 202, prepare, create, discard)
 
 
 async def _people_job(
@@ -178,9 +170,7 @@ async def _people_job(
         )
         return JobCreated.of(job, remaining, base_url)
 
-    return await idempotent_create(
-        request, resources.db, user, body, status_code=202, prepare=prepare, create=create
-    )
+    return await idempotent_create(request, resources.db, user, body, 202, prepare, create)
 
 
 @router.post("/generate/product-photo", status_code=202, responses={202: {"model": JobCreated}})
@@ -248,16 +238,7 @@ async def generate_avatar(
         if prepared[1]:
             resources.library_storage.delete(prepared[1])
 
-    return await idempotent_create(
-        request,
-        resources.db,
-        user,
-        body,
-        status_code=202,
-        prepare=prepare,
-        create=create,
-        discard=discard,
-    )
+    return await idempotent_create(request, resources.db, user, body, 202, prepare, create, discard)
 
 
 @router.get("/jobs/avatar/{job_id}", response_model=AvatarJobStatus)

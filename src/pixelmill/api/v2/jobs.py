@@ -130,16 +130,7 @@ async def create_job(
         if model is not None and model.own:
             resources.library_storage.delete(model.image_key)
 
-    return await idempotent_create(
-        request,
-        resources.db,
-        user,
-        body,
-        status_code=202,
-        prepare=prepare,
-        create=create,
-        discard=discard,
-    )
+    return await idempotent_create(request, resources.db, user, body, 202, prepare, create, discard)
 
 
 @router.get("/jobs", response_model=list[JobListItem])

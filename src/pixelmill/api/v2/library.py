@@ -85,16 +85,10 @@ async def create_product(
         )
         return product_out(resources.signer, base_url, product)
 
-    return await idempotent_create(
-        request,
-        resources.db,
-        user,
-        body,
-        status_code=201,
-        prepare=prepare,
-        create=create,
-        discard=lambda prepared: resources.library_storage.delete(prepared[0].key),
-    )
+    def discard(prepared: tuple[SavedImage, str]) -> None:
+        resources.library_storage.delete(prepared[0].key)
+
+    return await idempotent_create(request, resources.db, user, body, 201, prepare, create, discard)
 
 
 @router.get("/products", response_model=list[ProductOut])
