@@ -95,6 +95,7 @@ def default_params(name: str) -> dict[str, object]:
     required: dict[str, dict[str, object]] = {
         "style_transfer": {"style": "vintage"},
         "replace_background": {"prompt": "marble"},
+        "tryon": {"category": "clothing"},  # try-on validates that it is a garment
     }
     return required.get(name, {})
 
