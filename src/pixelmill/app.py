@@ -207,7 +207,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     _install_error_handlers(app)
 
     from pixelmill.api import files, free_tools, process, v1
-    from pixelmill.api.app_surface import auth, credits
+    from pixelmill.api.app_surface import auth, credits, tryon
     from pixelmill.api.v2 import account, processing
     from pixelmill.api.v2 import batches as v2_batches
     from pixelmill.api.v2 import generation as v2_generation
@@ -218,6 +218,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     for router in (
         auth.router,
         credits.router,
+        tryon.router,
         process.router,
         v1.router,
         account.router,
