@@ -207,7 +207,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     _install_error_handlers(app)
 
     from pixelmill.api import files, free_tools, process, v1
-    from pixelmill.api.app_surface import auth, credits, tryon
+    from pixelmill.api.app_surface import auth, avatars, credits, tryon
     from pixelmill.api.v2 import account, processing
     from pixelmill.api.v2 import batches as v2_batches
     from pixelmill.api.v2 import generation as v2_generation
@@ -219,6 +219,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         auth.router,
         credits.router,
         tryon.router,
+        avatars.router,
         process.router,
         v1.router,
         account.router,
