@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import cast
 
 from pixelmill import idempotency
 from pixelmill.config import Settings
@@ -21,6 +20,7 @@ from pixelmill.jobs.runner import JobKind, JobRunner, ScenesKind
 from pixelmill.library import tasks as library_tasks
 from pixelmill.library.images import load_image
 from pixelmill.operations.catalog import CATALOG
+from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.resources import Resources, build_resources
 from pixelmill.webhooks import tasks as webhook_tasks
 
@@ -31,10 +31,7 @@ Task = Callable[..., object]
 
 def multi_image_engine(res: Resources, operation: str) -> MultiImageEngine:
     """The registry's engine of a catalog operation that jobs run image by image."""
-    engine = res.engines[CATALOG[operation].engine]
-    if not hasattr(engine, "plan"):
-        raise TypeError(f"operation {operation} needs a multi-image engine, got {engine!r}")
-    return cast(MultiImageEngine, engine)
+    return multi_image_engine_for(res.engines, CATALOG[operation])
 
 
 def job_runner(res: Resources) -> JobRunner:

@@ -48,8 +48,9 @@ def _draw(engine: MultiImageEngine, store: ObjectStorage, model: GalleryModel) -
     output = planned.render()
     data = encode_image(output.pixels, "png")
     landmarks = json.dumps(output.data.get("landmarks") or {}).encode()
-    store.put(gallery_key(model, "json"), landmarks, "application/json")
+    # The image first: stored landmarks mean the image is there too.
     store.put(gallery_key(model), data, "image/png")
+    store.put(gallery_key(model, "json"), landmarks, "application/json")
     return data
 
 
@@ -63,7 +64,7 @@ def gallery_person(engine: MultiImageEngine, store: ObjectStorage, model: Galler
     """The model as the person of a people job: its stored image and landmarks (drawn first
     if needed; blocking)."""
     landmarks = store.get(gallery_key(model, "json"))
-    if landmarks is None or store.get(gallery_key(model)) is None:
+    if landmarks is None:
         _draw(engine, store, model)
         landmarks = store.get(gallery_key(model, "json"))
     points = json.loads(landmarks.data) if landmarks is not None else None

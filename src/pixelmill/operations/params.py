@@ -5,11 +5,11 @@ credit is reserved, so a bad parameter is a 422 that costs nothing."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from pixelmill.engines.base import Engine, EngineError
+from pixelmill.engines.base import Engine, EngineError, MultiImageEngine
 from pixelmill.errors import InvalidInput, NotFound
 from pixelmill.operations.catalog import Operation
 
@@ -20,6 +20,15 @@ def engine_for(engines: Mapping[str, Engine], op: Operation) -> Engine:
     if engine is None:
         raise NotFound(f"Operation {op.name} is not available on this server")
     return engine
+
+
+def multi_image_engine_for(engines: Mapping[str, Engine], op: Operation) -> MultiImageEngine:
+    """The engine of ``op`` when it makes several images that jobs run one by one
+    (``plan()``); a 404 when missing, a ``TypeError`` (a wiring bug) when it cannot plan."""
+    engine = engine_for(engines, op)
+    if not callable(getattr(engine, "plan", None)):
+        raise TypeError(f"operation {op.name} needs a multi-image engine, got {engine!r}")
+    return cast(MultiImageEngine, engine)
 
 
 def parse_params(engine: Engine, raw: Mapping[str, Any]) -> BaseModel:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from functools import partial
-from typing import cast
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -15,13 +14,12 @@ from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.files import signed_file
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
+from pixelmill.api.v2.people import avatar_engine
 from pixelmill.db.models import Avatar, Product
 from pixelmill.engines.avatar import gallery_model
-from pixelmill.engines.base import MultiImageEngine
 from pixelmill.errors import NotFound
 from pixelmill.generation import gallery
 from pixelmill.generation.gallery import GalleryAvatar
-from pixelmill.generation.service import operation_for
 from pixelmill.library import service
 from pixelmill.library.describe import describe
 from pixelmill.library.images import SavedImage, library_url, save_image
@@ -142,7 +140,7 @@ async def public_avatar_image(model_id: str, resources: Res) -> Response:
     model = gallery_model(model_id)
     if model is None:
         raise NotFound("Public model not found")
-    engine = cast(MultiImageEngine, resources.engines[operation_for("guided").engine])
+    engine = avatar_engine(resources, "guided")
     call = partial(gallery.gallery_image, engine, resources.library_storage, model)
     data = await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
     return Response(

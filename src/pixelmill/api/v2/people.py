@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import cast
 
 from pixelmill.engines.avatar import GalleryModel
 from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
@@ -13,18 +12,18 @@ from pixelmill.errors import InvalidInput
 from pixelmill.generation.gallery import gallery_person
 from pixelmill.generation.service import Model, operation_for
 from pixelmill.library.images import SavedImage
+from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.resources import Resources
 
 
-def _engine(resources: Resources, generation_type: str) -> MultiImageEngine:
-    # A multi-image engine (the wiring checks it at startup).
-    return cast(MultiImageEngine, resources.engines[operation_for(generation_type).engine])
+def avatar_engine(resources: Resources, generation_type: str) -> MultiImageEngine:
+    return multi_image_engine_for(resources.engines, operation_for(generation_type))
 
 
 async def check_person(resources: Resources, saved: SavedImage, field: str) -> None:
     """Refuse a photo without a person (the reference engine's up-front detection) before
     anything is reserved; the uploaded file is removed again."""
-    engine = _engine(resources, "reference")
+    engine = avatar_engine(resources, "reference")
     params = engine.Params.model_validate({"num_outputs": 1})
     inputs = EngineInputs(saved.image.pixels)
     try:
@@ -38,5 +37,7 @@ async def check_person(resources: Resources, saved: SavedImage, field: str) -> N
 
 async def gallery_model_person(resources: Resources, model: GalleryModel) -> Model:
     """A public model as a job's person (drawn once into the library store, in the CPU pool)."""
-    call = partial(gallery_person, _engine(resources, "guided"), resources.library_storage, model)
+    call = partial(
+        gallery_person, avatar_engine(resources, "guided"), resources.library_storage, model
+    )
     return await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
