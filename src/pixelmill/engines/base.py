@@ -89,11 +89,39 @@ class Engine(Protocol):
 @dataclass(frozen=True)
 class PlannedImage:
     """One output of a multi-image run, rendered on demand (so a job can store and record each
-    before rendering the next, and skip the ones a previous run delivered)."""
+    before rendering the next, and skip the ones a previous run delivered). ``price`` is what
+    delivering it captures; None means the job's even share (what it reserved / its count)."""
 
     position: int
     label: str
     render: Callable[[], OutputImage]
+    price: int | None = None
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """An output that is not an image: a video, an audio track, a JSON document. ``data``
+    holds JSON-safe facts about it (a video's duration, its script), as for images."""
+
+    content: bytes
+    content_type: str
+    extension: str
+    label: str = "result"
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One non-image output of a job, rendered on demand; otherwise as :class:`PlannedImage`."""
+
+    position: int
+    label: str
+    render: Callable[[], OutputFile]
+    price: int | None = None
+
+
+Planned = PlannedImage | PlannedFile
+"""One planned output of a job: an image (encoded by the runner) or a file (stored as is)."""
 
 
 class MultiImageEngine(Engine, Protocol):

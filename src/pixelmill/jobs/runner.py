@@ -1,15 +1,15 @@
-"""Runs a claimed image job, one image at a time: the job's kind plans the images (through the
-registry's engine), each planned image is rendered outside any transaction, stored, and then
-recorded (progress, result, its captured price, whatever else the kind records) in a short
-transaction of its own. A run resumes where a previous run of the same job stopped: a plan
-depends only on the job's parameters and seed, so a resumed job delivers the same set, each
-image charged once."""
+"""Runs a claimed job, one output at a time: the job's kind plans the outputs (images through
+the registry's engine, or files such as a video), each planned output is rendered outside any
+transaction, stored, and then recorded (progress, result, its captured price, whatever else the
+kind records) in a short transaction of its own. A run resumes where a previous run of the same
+job stopped: a plan depends only on the job's parameters and seed, so a resumed job delivers
+the same set, each output charged once."""
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,7 +19,10 @@ from pixelmill.engines.base import (
     EngineError,
     EngineInputs,
     MultiImageEngine,
+    OutputFile,
     OutputImage,
+    Planned,
+    PlannedFile,
     PlannedImage,
 )
 from pixelmill.engines.scenes import ScenesParams
@@ -42,21 +45,24 @@ PREPARE_ERRORS = (EngineError, ImageInputError, FileNotFoundError, ValueError)
 
 @dataclass(frozen=True)
 class Rendered:
-    """One delivered image: its place in the plan, the engine's output and its stored copy."""
+    """One delivered output: its place in the plan, what was rendered and its stored copy
+    (``data``: the stored bytes; ``price``: what delivering it captures)."""
 
     position: int
     label: str
-    output: OutputImage
+    output: OutputImage | OutputFile
     key: str
     data: bytes
+    price: int | None = None
 
 
 class JobKind(Protocol):
-    """What differs between kinds of image job (``jobs.kind``)."""
+    """What differs between kinds of job (``jobs.kind``)."""
 
     @property
     def result_format(self) -> str:
-        """``jpeg`` or ``png`` (``png`` where transparency or exact pixels matter)."""
+        """``jpeg`` or ``png`` for planned images (``png`` where transparency or exact pixels
+        matter); planned files carry their own type."""
         ...
 
     @property
@@ -64,8 +70,8 @@ class JobKind(Protocol):
         """What the job works on, for error messages ("could not prepare the product: ...")."""
         ...
 
-    def plan(self, claim: Claim) -> list[PlannedImage]:
-        """The job's images, from its parameters (blocking; loads inputs and models). Raises
+    def plan(self, claim: Claim) -> Sequence[Planned]:
+        """The job's outputs, from its parameters (blocking; loads inputs and models). Raises
         ``EngineError``/``ValueError``/``FileNotFoundError`` for input the job cannot use."""
         ...
 
@@ -135,13 +141,18 @@ class JobRunner:
         with self.backends.db.transaction() as session:
             return service.finish(session, self.backends, claim, error)
 
-    def _render(self, kind: JobKind, item: PlannedImage) -> Rendered:
+    def _render(self, kind: JobKind, item: Planned) -> Rendered:
+        if isinstance(item, PlannedFile):
+            file = item.render()
+            key = f"results/{uuid.uuid4().hex}.{file.extension}"
+            self.results.put(key, file.content, file.content_type)
+            return Rendered(item.position, item.label, file, key, file.content, item.price)
         output = item.render()
         fmt = kind.result_format
         data = encode_image(output.pixels, fmt, RESULT_QUALITY)
         key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"
         self.results.put(key, data, content_type(fmt))
-        return Rendered(item.position, item.label, output, key, data)
+        return Rendered(item.position, item.label, output, key, data, item.price)
 
     def _run_claimed(self, claim: Claim) -> str | None:
         kind = self.kinds.get(claim.kind)
@@ -166,7 +177,13 @@ class JobRunner:
 
             def record(session: Session, rendered: Rendered = rendered) -> None:
                 service.record_result(
-                    session, claim, rendered.position, rendered.label, rendered.key, lease
+                    session,
+                    claim,
+                    rendered.position,
+                    rendered.label,
+                    rendered.key,
+                    lease,
+                    price=rendered.price,
                 )
                 kind.record(session, claim, rendered)
 

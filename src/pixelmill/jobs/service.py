@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
-from pixelmill.db.models import Batch, Job, JobResult
+from pixelmill.db.models import Batch, Job, JobResult, draw_number
 from pixelmill.db.session import Database
 from pixelmill.engines.scenes import ScenesParams
 from pixelmill.errors import NotFound
@@ -106,10 +106,11 @@ def create_job(
     params: dict[str, Any] | None = None,
     product_id: str | None = None,
     webhook_url: str | None = None,
+    numbered: bool = False,
 ) -> tuple[Job, int]:
-    """Reserve ``price`` for ``count`` images of a job of ``kind`` and write it ``pending``; it
-    is dispatched after the caller's transaction commits. Returns the job and the balance
-    left."""
+    """Reserve ``price`` for ``count`` outputs of a job of ``kind`` and write it ``pending``;
+    it is dispatched after the caller's transaction commits. ``numbered`` draws the integer id
+    that some surfaces show (``jobs.number``). Returns the job and the balance left."""
     job_id = new_id("job")
     reservation = ledger.reserve(session, user_id, price, f"job:{job_id}")
     job = Job(
@@ -128,6 +129,7 @@ def create_job(
         reservation_id=reservation.id,
         webhook_url=webhook_url,
         base_url=base_url,
+        number=draw_number(session, "job") if numbered else None,
     )
     session.add(job)
     session.flush()
@@ -247,12 +249,20 @@ def _renew(session: Session, claim: Claim, lease_seconds: float, **counters: Any
 
 
 def record_result(
-    session: Session, claim: Claim, position: int, scene: str, key: str, lease_seconds: float
+    session: Session,
+    claim: Claim,
+    position: int,
+    scene: str,
+    key: str,
+    lease_seconds: float,
+    *,
+    price: int | None = None,
 ) -> None:
-    """Store one delivered result, advance progress, renew the lease and capture its price.
-    Raises :class:`LostClaim` (the caller rolls back) when this run no longer owns the job or
-    its reservation was settled under it (a cancel)."""
-    price = claim.unit_price
+    """Store one delivered result, advance progress, renew the lease and capture its price
+    (``price``, or the job's even share per result when None). Raises :class:`LostClaim` (the
+    caller rolls back) when this run no longer owns the job or its reservation was settled
+    under it (a cancel)."""
+    price = claim.unit_price if price is None else price
     _renew(
         session,
         claim,
@@ -411,6 +421,17 @@ def finish_batch(session: Session, backends: JobBackends, batch: Batch, *, cance
 
 def get_job(session: Session, user_id: int, job_id: str, kind: str | None = None) -> Job:
     stmt = _owned_jobs(user_id).where(Job.id == job_id)
+    if kind is not None:
+        stmt = stmt.where(Job.kind == kind)
+    job = session.scalar(stmt)
+    if job is None:
+        raise NotFound("Job not found")
+    return job
+
+
+def get_numbered_job(session: Session, user_id: int, number: int, kind: str | None = None) -> Job:
+    """The job shown under an integer id (``jobs.number``) on the surfaces that use one."""
+    stmt = _owned_jobs(user_id).where(Job.number == number)
     if kind is not None:
         stmt = stmt.where(Job.kind == kind)
     job = session.scalar(stmt)

@@ -9,6 +9,7 @@ from pixelmill.db.models.job import Job
 from pixelmill.db.models.job_result import JobResult
 from pixelmill.db.models.processing_record import ProcessingRecord
 from pixelmill.db.models.product import Product
+from pixelmill.db.models.public_number import PublicNumber, draw_number
 from pixelmill.db.models.user import User
 from pixelmill.db.models.webhook import WebhookEndpoint
 from pixelmill.db.models.webhook_delivery import WebhookAttempt, WebhookDelivery
@@ -24,8 +25,10 @@ __all__ = [
     "JobResult",
     "ProcessingRecord",
     "Product",
+    "PublicNumber",
     "User",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookEndpoint",
+    "draw_number",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pixelmill.db.base import Base, UTCDateTime, utcnow
@@ -16,6 +16,8 @@ class Avatar(Base):
     __tablename__ = "avatars"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    # The avatar studio's integer id (JWT surface); drawn on first need.
+    number: Mapped[int | None] = mapped_column(Integer, nullable=True, unique=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(255))
     gender: Mapped[str] = mapped_column(String(32), default="unspecified")

@@ -15,6 +15,8 @@ class Job(Base):
     __tablename__ = "jobs"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    # The integer id of the surfaces that show one (video and ad-pack jobs...); None elsewhere.
+    number: Mapped[int | None] = mapped_column(Integer, nullable=True, unique=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(32), default="scenes")
     # pending -> queued -> processing -> completed | failed (pixelmill.jobs.lifecycle)
