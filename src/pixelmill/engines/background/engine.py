@@ -9,6 +9,7 @@ cut-out by ``canvas.render``; with none of them the cut-out is returned as it is
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -22,6 +23,7 @@ from pixelmill.engines.background.colorkey import (
     colour_key_matte,
 )
 from pixelmill.engines.background.foreground import estimate_foreground
+from pixelmill.engines.background.models import RembgSaliency, best_model
 from pixelmill.engines.background.options import (
     CutoutOutputParams,
     CutoutSpec,
@@ -175,6 +177,18 @@ class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
     Params: ClassVar[type[BaseModel]] = BackgroundRemovalParams
     models = (U2NETP,)
 
+    def __init__(self, models_dir: Path | None = None) -> None:
+        """``models_dir``: ``PIXELMILL_MODELS_DIR``; the best rembg model there replaces the
+        packaged U²-Net-p as the salient-object source (:mod:`.models`)."""
+        super().__init__()
+        best = best_model(models_dir)
+        self.saliency = RembgSaliency(best) if best is not None else None
+
+    def _load(self) -> None:
+        super()._load()
+        if self.saliency is not None:
+            self.saliency.load()
+
     def _validate(self, params: BackgroundRemovalParams) -> None:
         problems = cutout_conflicts(params)
         if problems:
@@ -185,7 +199,7 @@ class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
         _check_image(image)
         spec = resolve_cutout(params)
         background = _background_image(inputs, spec)
-        matte = subject_matte(image, params.type)
+        matte = subject_matte(image, params.type, self.saliency)
         rgba = cutout_from(image, matte)
         box = main_object_box(matte.mask)
         details: dict[str, Any] = {
@@ -196,6 +210,8 @@ class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
         }
         if params.type in ("auto", "person"):
             details["faces"] = matte.faces
+        if self.saliency is not None:
+            details["model"] = self.saliency.name
         return finish_cutout(rgba, spec, box, details, background)
 
 

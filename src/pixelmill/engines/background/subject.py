@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import cv2
 import numpy as np
@@ -137,10 +137,23 @@ PERSON = (
 PRODUCT = "u2netp salient-object mask (320² model), largest object only"
 
 
-def subject_matte(image: ImageArray, kind: SubjectType = "auto") -> SubjectMatte:
-    """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``)."""
+class Saliency(Protocol):
+    """A source of coarse salient-object masks other than the packaged U²-Net-p (a rembg
+    model from ``PIXELMILL_MODELS_DIR``, :mod:`.models`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def coarse(self, image: ImageArray) -> Mask: ...
+
+
+def subject_matte(
+    image: ImageArray, kind: SubjectType = "auto", saliency: Saliency | None = None
+) -> SubjectMatte:
+    """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``), from
+    ``saliency`` when given, else the packaged U²-Net-p."""
     h, w = image.shape[:2]
-    coarse = coarse_mask(image)
+    coarse = coarse_mask(image) if saliency is None else saliency.coarse(image)
     faces = 0
     detected: DetectedType = "object"
     method = SALIENT
@@ -164,4 +177,9 @@ def subject_matte(image: ImageArray, kind: SubjectType = "auto") -> SubjectMatte
                 fused = _full(fuse_person(_work(coarse), person), h, w)
                 detected, method = "person", PERSON
     mask = snap_to_edges(image, fused)
+    if saliency is not None:
+        method = method.replace(
+            "u2netp salient-object mask (320² model)",
+            f"{saliency.name} salient-object mask (PIXELMILL_MODELS_DIR)",
+        ).replace("the u2netp salient mask", f"the {saliency.name} salient mask")
     return SubjectMatte(mask, mask_to_alpha(mask), detected, faces, method)

@@ -1,0 +1,212 @@
+"""The ComfyUI adapter: upload the inputs (``POST /upload/image``), queue the operator's
+workflow with the inputs substituted (``POST /prompt``), follow ``GET /history/{prompt_id}`` to
+completion and fetch the images with ``GET /view``. Cancelling removes the prompt from the queue
+(``POST /queue`` ``{"delete": [id]}``) and interrupts it (``POST /interrupt``).
+
+Workflows are JSON files in the API format (ComfyUI's "Save (API)") in
+``PIXELMILL_COMFYUI_WORKFLOWS``. A string value that is exactly ``{{name}}`` is replaced by the
+value itself (a number stays a number); ``{{name}}`` inside a longer string is replaced by text.
+Names: ``image`` (the uploaded input), ``mask``, ``garment``, ``prompt``, ``negative_prompt``,
+``seed`` and whatever else the engine passes (docs/backends.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from pixelmill.providers.http import (
+    Cancelled,
+    CancelToken,
+    HttpPolicy,
+    ProviderFailure,
+    ProviderHttp,
+)
+
+NAME = "comfyui"
+_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
+
+
+def substitute(node: Any, values: dict[str, Any]) -> Any:
+    """``node`` with every ``{{name}}`` placeholder of ``values`` filled in (a copy)."""
+    if isinstance(node, dict):
+        return {k: substitute(v, values) for k, v in node.items()}
+    if isinstance(node, list):
+        return [substitute(v, values) for v in node]
+    if isinstance(node, str):
+        whole = _PLACEHOLDER.fullmatch(node.strip())
+        if whole and whole.group(1) in values:
+            return values[whole.group(1)]
+        return _PLACEHOLDER.sub(
+            lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), node
+        )
+    return node
+
+
+def placeholders(node: Any) -> set[str]:
+    """The placeholder names a workflow uses."""
+    if isinstance(node, dict):
+        return set().union(*(placeholders(v) for v in node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*(placeholders(v) for v in node)) if node else set()
+    if isinstance(node, str):
+        return set(_PLACEHOLDER.findall(node))
+    return set()
+
+
+class ComfyUIProvider:
+    """Runs a named workflow template with images and values; returns the output images."""
+
+    name = NAME
+
+    def __init__(
+        self,
+        base_url: str,
+        workflows: Path | None,
+        policy: HttpPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+        *,
+        poll_interval: float = 0.5,
+        run_timeout: float = 600.0,
+    ) -> None:
+        self.http = ProviderHttp(NAME, base_url, policy=policy, transport=transport)
+        self.workflows = workflows
+        self.poll_interval = poll_interval
+        self.run_timeout = run_timeout
+        self.client_id = uuid.uuid4().hex
+
+    def close(self) -> None:
+        self.http.close()
+
+    def workflow(self, name: str) -> dict[str, Any]:
+        """The workflow template ``name`` (a file directly inside the workflows folder)."""
+        if self.workflows is None:
+            raise ValueError("PIXELMILL_COMFYUI_WORKFLOWS is not set")
+        if Path(name).name != name or not name.endswith(".json"):
+            raise ValueError(f"a ComfyUI route names a .json file in the folder, got {name!r}")
+        path = self.workflows / name
+        try:
+            template = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise ValueError(f"no workflow {name} in {self.workflows}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"workflow {name} is not JSON: {exc}") from None
+        if not isinstance(template, dict) or not template:
+            raise ValueError(f"workflow {name} is not an API-format workflow (an object)")
+        return template
+
+    def upload(self, data: bytes, cancel: CancelToken | None = None) -> str:
+        """``POST /upload/image``; the name a LoadImage node takes."""
+        response = self.http.request(
+            "POST",
+            "upload/image",
+            files={"image": (f"pixelmill-{uuid.uuid4().hex}.png", data, "image/png")},
+            data={"type": "input", "overwrite": "true"},
+            cancel=cancel,
+        )
+        body = _json(response)
+        name, sub = body.get("name"), body.get("subfolder") or ""
+        if not isinstance(name, str) or not name:
+            raise ProviderFailure(NAME, "the upload answer has no name")
+        return f"{sub}/{name}" if sub else name
+
+    def run(
+        self,
+        workflow: str,
+        images: dict[str, bytes],
+        values: dict[str, Any],
+        cancel: CancelToken | None = None,
+    ) -> list[bytes]:
+        """Upload ``images`` (placeholder name -> PNG bytes), queue ``workflow`` with them and
+        ``values``, wait for it and return its output images in node order."""
+        template = self.workflow(workflow)
+        with self.http.slot(cancel):
+            filled = dict(values)
+            for key, data in images.items():
+                filled[key] = self.upload(data, cancel)
+            prompt = substitute(template, filled)
+            queued = _json(
+                self.http.request(
+                    "POST",
+                    "prompt",
+                    json={"prompt": prompt, "client_id": self.client_id},
+                    cancel=cancel,
+                )
+            )
+            if queued.get("error") or queued.get("node_errors"):
+                raise ProviderFailure(
+                    NAME, f"the workflow was refused: {str(queued.get('error'))[:200]}"
+                )
+            pid = queued.get("prompt_id")
+            if not isinstance(pid, str) or not pid:
+                raise ProviderFailure(NAME, "the /prompt answer has no prompt_id")
+            entry = self._wait(pid, cancel)
+            return self._outputs(entry, cancel)
+
+    def _wait(self, pid: str, cancel: CancelToken | None) -> dict[str, Any]:
+        deadline = time.monotonic() + self.run_timeout
+        while True:
+            history = _json(self.http.request("GET", f"history/{pid}", cancel=cancel))
+            entry = history.get(pid)
+            if isinstance(entry, dict):
+                status = entry.get("status") or {}
+                if isinstance(status, dict) and status.get("status_str") == "error":
+                    raise ProviderFailure(NAME, "the workflow failed on the ComfyUI server")
+                if not isinstance(status, dict) or status.get("completed", True):
+                    return entry
+            if time.monotonic() > deadline:
+                self._cancel(pid)
+                raise ProviderFailure(
+                    NAME,
+                    f"the workflow did not end within {self.run_timeout:g} s",
+                    unavailable=True,
+                )
+            if cancel is not None:
+                if cancel.wait(self.poll_interval):
+                    self._cancel(pid)
+                    raise Cancelled(NAME)
+            else:
+                time.sleep(self.poll_interval)
+
+    def _cancel(self, pid: str) -> None:
+        for path, body in (("queue", {"delete": [pid]}), ("interrupt", {})):
+            with contextlib.suppress(ProviderFailure):  # best effort
+                self.http.request("POST", path, json=body)
+
+    def _outputs(self, entry: dict[str, Any], cancel: CancelToken | None) -> list[bytes]:
+        outputs = entry.get("outputs")
+        if not isinstance(outputs, dict):
+            raise ProviderFailure(NAME, "the history entry has no outputs")
+        files: list[bytes] = []
+        for node_id in sorted(outputs, key=lambda k: (len(k), k)):
+            node = outputs[node_id]
+            for image in node.get("images", []) if isinstance(node, dict) else []:
+                if not isinstance(image, dict) or image.get("type", "output") != "output":
+                    continue  # previews and temp files are not results
+                params = {
+                    "filename": str(image.get("filename", "")),
+                    "subfolder": str(image.get("subfolder", "")),
+                    "type": "output",
+                }
+                response = self.http.request("GET", "view", params=params, cancel=cancel)
+                files.append(response.content)
+        if not files:
+            raise ProviderFailure(NAME, "the workflow produced no output image")
+        return files
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        raise ProviderFailure(NAME, "the answer is not JSON") from None
+    if not isinstance(body, dict):
+        raise ProviderFailure(NAME, "the answer is not a JSON object")
+    return body

@@ -1,0 +1,340 @@
+"""What every provider adapter shares: one ``httpx.Client`` per provider with deadlines, retries
+with exponential backoff and full jitter on 429/5xx and transport errors (``Retry-After``
+honoured, via tenacity), a per-provider concurrency cap, a cancellation token checked while
+waiting, and output fetching restricted to the provider's own hosts and ``data:`` URLs.
+
+Provider URLs are operator configuration (loopback and private hosts are allowed there);
+nothing a caller sends is ever turned into a provider request URL. Keys travel only in headers
+to the configured base host and never appear in messages.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import email.utils
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+"""Answers worth another try (OpenAI and Replicate document 429 and 5xx as transient)."""
+
+UNAVAILABLE_STATUSES = frozenset({429, 503})
+"""Answers meaning "busy, come back later" (a 503 for our caller rather than a 502)."""
+
+MAX_RETRY_AFTER_SECONDS = 60.0
+"""A ``Retry-After`` longer than this is cut to it (a request never waits for minutes)."""
+
+MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+"""The largest provider output we read (an image or a short video)."""
+
+
+class ProviderFailure(Exception):
+    """A provider call that did not produce a usable answer. ``unavailable``: the provider
+    could not be reached, timed out or said it is busy (429/503); otherwise it answered
+    something we cannot use. Messages name the provider and never a key."""
+
+    def __init__(self, provider: str, message: str, *, unavailable: bool = False) -> None:
+        super().__init__(f"{provider}: {message}")
+        self.provider = provider
+        self.unavailable = unavailable
+
+
+class RetryableFailure(ProviderFailure):
+    """A failure worth another try; ``retry_after`` is the provider's ``Retry-After``."""
+
+    def __init__(
+        self,
+        provider: str,
+        message: str,
+        *,
+        unavailable: bool = True,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(provider, message, unavailable=unavailable)
+        self.retry_after = retry_after
+
+
+class Cancelled(ProviderFailure):
+    """The work was cancelled (the job was cancelled or the server is stopping)."""
+
+    def __init__(self, provider: str) -> None:
+        super().__init__(provider, "cancelled", unavailable=True)
+
+
+class CancelToken:
+    """A cancellation hook: ``cancel()`` from any thread; adapters check it between requests
+    and while waiting (backoff, polling, a free slot) and then cancel the provider's work where
+    the protocol allows it (Replicate ``/cancel``, ComfyUI ``/queue`` delete + ``/interrupt``)."""
+
+    def __init__(self, parent: CancelToken | None = None) -> None:
+        self._event = threading.Event()
+        self._parent = parent
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set() or (self._parent is not None and self._parent.cancelled)
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True as soon as the token is cancelled."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        while True:
+            if self.cancelled:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._event.wait(min(left, 0.1))
+
+
+@dataclass(frozen=True)
+class HttpPolicy:
+    """Deadlines, retries and the concurrency cap of one provider (from the settings)."""
+
+    timeout: float = 120.0
+    connect_timeout: float = 10.0
+    max_attempts: int = 3
+    concurrency: int = 4
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds: delta-seconds or an HTTP date; None when absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def decode_data_url(url: str) -> bytes:
+    """The bytes of a ``data:...;base64,`` URL (raises ``ValueError`` otherwise)."""
+    header, sep, payload = url.partition(",")
+    if not sep or not header.startswith("data:") or ";base64" not in header:
+        raise ValueError("only base64 data: URLs are accepted")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"bad base64 in a data: URL ({exc})") from None
+
+
+def data_url(data: bytes, mime: str) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def _host_port(url: httpx.URL) -> tuple[str, int | None]:
+    return url.host.lower(), url.port
+
+
+class ProviderHttp:
+    """The HTTP side of one provider: ``request`` (retried, cancellable), ``slot`` (the
+    concurrency cap), ``fetch_output`` (outputs from allowed hosts or ``data:`` URLs only)."""
+
+    def __init__(
+        self,
+        provider: str,
+        base_url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        policy: HttpPolicy | None = None,
+        output_hosts: tuple[str, ...] = (),
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.provider = provider
+        self.policy = policy or HttpPolicy()
+        self.base_url = httpx.URL(base_url.rstrip("/") + "/")
+        if self.base_url.scheme not in ("http", "https") or not self.base_url.host:
+            raise ValueError(f"{provider}: the base URL must be http(s)://host[:port]/...")
+        timeout = httpx.Timeout(self.policy.timeout, connect=self.policy.connect_timeout)
+        self._client = httpx.Client(
+            headers=dict(headers or {}),
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+            transport=transport,
+        )
+        # Output downloads from a delivery host (replicate.delivery) get no credentials.
+        self._plain = httpx.Client(
+            timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
+        )
+        self._output_hosts = tuple(h.lower() for h in output_hosts)
+        self._slots = threading.BoundedSemaphore(self.policy.concurrency)
+
+    def close(self) -> None:
+        self._client.close()
+        self._plain.close()
+
+    def url(self, path: str) -> httpx.URL:
+        """``path`` under the base URL (``chat/completions`` under ``.../v1/``)."""
+        return self.base_url.join(path.lstrip("/"))
+
+    @contextmanager
+    def slot(self, cancel: CancelToken | None = None) -> Iterator[None]:
+        """Hold one of the provider's concurrency slots for a whole call (waiting for one
+        while checking ``cancel``)."""
+        while not self._slots.acquire(timeout=0.1):
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled(self.provider)
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+    def request(
+        self,
+        method: str,
+        path_or_url: str | httpx.URL,
+        *,
+        cancel: CancelToken | None = None,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """One request to the provider, retried on 429/5xx and transport errors with
+        exponential backoff and full jitter (or the provider's ``Retry-After``). A 2xx answer
+        is returned; anything else raises :class:`ProviderFailure`."""
+        url = path_or_url if isinstance(path_or_url, httpx.URL) else self.url(path_or_url)
+        retrying = Retrying(
+            stop=stop_after_attempt(self.policy.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(lambda e: isinstance(e, RetryableFailure)),
+            sleep=lambda seconds: self._sleep(seconds, cancel),
+            reraise=True,
+        )
+        for attempt in retrying:
+            with attempt:
+                if cancel is not None and cancel.cancelled:
+                    raise Cancelled(self.provider)
+                return self._send(self._client, method, url, **kwargs)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, RetryableFailure) and exc.retry_after is not None:
+            return min(exc.retry_after, MAX_RETRY_AFTER_SECONDS)
+        jitter = wait_random_exponential(
+            multiplier=self.policy.backoff_base, max=self.policy.backoff_max
+        )
+        return float(jitter(state))
+
+    def _sleep(self, seconds: float, cancel: CancelToken | None) -> None:
+        if cancel is None:
+            time.sleep(seconds)
+        elif cancel.wait(seconds):
+            raise Cancelled(self.provider)
+
+    def _send(
+        self, client: httpx.Client, method: str, url: httpx.URL, **kwargs: Any
+    ) -> httpx.Response:
+        try:
+            response = client.request(method, url, **kwargs)
+        except httpx.TimeoutException:
+            raise RetryableFailure(
+                self.provider, f"no answer within {self.policy.timeout:g} s"
+            ) from None
+        except httpx.TransportError as exc:
+            raise RetryableFailure(
+                self.provider, f"could not be reached ({type(exc).__name__})"
+            ) from None
+        if response.is_success:
+            return response
+        summary = _summary(response)
+        if response.status_code in RETRY_STATUSES:
+            raise RetryableFailure(
+                self.provider,
+                f"HTTP {response.status_code} from {url.path}{summary}",
+                unavailable=response.status_code in UNAVAILABLE_STATUSES,
+                retry_after=retry_after_seconds(response.headers.get("retry-after")),
+            )
+        raise ProviderFailure(
+            self.provider, f"HTTP {response.status_code} from {url.path}{summary}"
+        )
+
+    def allowed_output(self, url: str) -> bool:
+        """Whether an output URL may be fetched: the base URL's host and port, or one of the
+        provider's delivery hosts (and their subdomains) over https."""
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError):
+            return False
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            return False
+        if _host_port(parsed) == _host_port(self.base_url) and parsed.scheme == (
+            self.base_url.scheme
+        ):
+            return True
+        host = parsed.host.lower()
+        return parsed.scheme == "https" and any(
+            host == h or host.endswith("." + h) for h in self._output_hosts
+        )
+
+    def fetch_output(self, url: str, cancel: CancelToken | None = None) -> bytes:
+        """An output's bytes: a ``data:`` URL decoded, or a GET of an allowed URL (the base
+        host with the provider's credentials, a delivery host without any)."""
+        if url.startswith("data:"):
+            try:
+                return decode_data_url(url)
+            except ValueError as exc:
+                raise ProviderFailure(self.provider, str(exc)) from None
+        if not self.allowed_output(url):
+            raise ProviderFailure(
+                self.provider,
+                "refused to fetch an output from a host that is not the provider's",
+            )
+        parsed = httpx.URL(url)
+        same_host = _host_port(parsed) == _host_port(self.base_url)
+        client = self._client if same_host else self._plain
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled(self.provider)
+        retrying = Retrying(
+            stop=stop_after_attempt(self.policy.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(lambda e: isinstance(e, RetryableFailure)),
+            sleep=lambda seconds: self._sleep(seconds, cancel),
+            reraise=True,
+        )
+        for attempt in retrying:
+            with attempt:
+                response = self._send(client, "GET", parsed)
+                if len(response.content) > MAX_OUTPUT_BYTES:
+                    raise ProviderFailure(self.provider, "an output is larger than 64 MB")
+                return response.content
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _summary(response: httpx.Response) -> str:
+    """A short, key-free excerpt of an error answer (its ``error.message`` when JSON)."""
+    text = ""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        err = body.get("error") or body.get("detail") or body.get("message")
+        if isinstance(err, dict):
+            err = err.get("message") or err.get("type")
+        if isinstance(err, str):
+            text = err
+    return f": {text[:200]}" if text else ""
