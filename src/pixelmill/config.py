@@ -130,6 +130,59 @@ class Settings(BaseSettings):
     celery_queue: str = Field(
         "pixelmill", min_length=1, description="the Redis queue name Celery tasks travel on"
     )
+    routes: dict[str, str] = Field(
+        default_factory=dict,
+        description="operation -> '<provider>:<model or workflow>' (openai, replicate, comfyui); "
+        "set one per operation as PIXELMILL_ROUTE_<OPERATION> (e.g. PIXELMILL_ROUTE_ANALYZE="
+        "openai:gpt-4o-mini); an operation without a route runs its offline engine "
+        "(docs/backends.md)",
+    )
+    provider_fallback: Literal["offline", "error"] = Field(
+        "offline",
+        description="when a routed provider fails: offline (run the offline engine, said in "
+        "details) or error (502/503 with the credits released)",
+    )
+    provider_timeout_seconds: float = Field(
+        120, gt=0, description="one provider HTTP request's deadline (read/write/pool)"
+    )
+    provider_max_attempts: int = Field(
+        3, ge=1, description="tries of one provider request (retried on 429/5xx and timeouts)"
+    )
+    provider_concurrency: int = Field(
+        4, ge=1, description="requests in flight to one provider per process"
+    )
+    openai_base_url: str = Field(
+        "https://api.openai.com/v1",
+        description="an OpenAI-compatible API root (OpenAI, Ollama's http://127.0.0.1:11434/v1, "
+        "vLLM, LM Studio, LocalAI)",
+    )
+    openai_api_key: str | None = Field(None, description="sent as a Bearer token; never logged")
+    replicate_api_token: str | None = Field(None, description="Replicate's Bearer token")
+    replicate_base_url: str = Field("https://api.replicate.com", description="Replicate's API")
+    comfyui_url: str | None = Field(None, description="a ComfyUI server, e.g. http://gpu:8188")
+    comfyui_workflows: Path | None = Field(
+        None, description="a folder of ComfyUI API-format workflow JSON files routes name"
+    )
+    models_dir: Path | None = Field(
+        None,
+        description="rembg-format ONNX models (u2net, isnet-general-use, birefnet-general...) "
+        "the operator placed; background removal uses the best present (pixelmill models list)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _route_variables(cls, data: object) -> object:
+        """``PIXELMILL_ROUTE_<OPERATION>`` variables join ``routes`` (explicit ones win)."""
+        if not isinstance(data, dict):
+            return data
+        found = {
+            name[len("PIXELMILL_ROUTE_") :].lower(): value
+            for name, value in os.environ.items()
+            if name.upper().startswith("PIXELMILL_ROUTE_") and value.strip()
+        }
+        if found:
+            data = {**data, "routes": {**found, **dict(data.get("routes") or {})}}
+        return data
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Settings:

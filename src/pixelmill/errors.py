@@ -67,3 +67,19 @@ class RateLimited(AppError):
     def __init__(self, message: str, retry_after: int, headers: dict[str, str]) -> None:
         super().__init__(message)
         self.headers = {**headers, "Retry-After": str(max(1, retry_after))}
+
+
+class ProviderError(AppError):
+    """A configured generative backend (OpenAI-compatible, Replicate, ComfyUI) failed and
+    ``PIXELMILL_PROVIDER_FALLBACK=error``: 502 when it answered badly, 503 (with
+    ``Retry-After``) when it could not be reached or was overloaded. Credits are released."""
+
+    status_code = 502
+    code = "PROVIDER_ERROR"
+
+    def __init__(self, message: str, *, unavailable: bool = False) -> None:
+        super().__init__(message)
+        if unavailable:
+            self.status_code = 503
+            self.code = "PROVIDER_UNAVAILABLE"
+            self.headers = {"Retry-After": "30"}

@@ -18,6 +18,7 @@ from pixelmill.engines.registry import build_engines
 from pixelmill.jobs.service import JobBackends
 from pixelmill.operations.inputs import InputReader
 from pixelmill.operations.pipeline import Pipeline
+from pixelmill.providers import Backends, route_engines
 from pixelmill.queue.base import BindableQueue
 from pixelmill.queue.factory import build_queue
 from pixelmill.ratelimit.limiter import RateLimiter
@@ -73,6 +74,8 @@ class Resources:
     maintenance: Maintenance
     queue: BindableQueue
     library_storage: ObjectStorage
+    providers: Backends | None = None
+    """The generative backends operations are routed to (None: every operation offline)."""
     jobs: JobBackends = field(init=False)
     wired: bool = field(default=False, init=False)
 
@@ -96,6 +99,8 @@ class Resources:
 
     def close(self) -> None:
         self.maintenance.stop()
+        if self.providers is not None:
+            self.providers.close()
         self.queue.close()
         self.pipeline.close()
         self.db.dispose()
@@ -107,7 +112,9 @@ def build_resources(settings: Settings) -> Resources:
     db = Database(settings.resolved_database_url)
     storage = build_storage(settings, "files")
     signer = UrlSigner(settings.resolved_secret_key, settings.result_ttl_hours * 3600)
-    engines = build_engines()
+    # Operations routed to a provider (PIXELMILL_ROUTE_*) get a provider-backed engine in
+    # front of their offline one; with no route the registry is unchanged.
+    engines, providers = route_engines(build_engines(settings.models_dir), settings)
     return Resources(
         settings=settings,
         db=db,
@@ -124,4 +131,5 @@ def build_resources(settings: Settings) -> Resources:
         queue=build_queue(settings),
         # Library images (products, job inputs) outlive results: a store of their own.
         library_storage=build_storage(settings, "library"),
+        providers=providers,
     )

@@ -3,6 +3,8 @@ first use (``load()`` is idempotent and locked), so building the registry is che
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pixelmill.engines.analyze import AnalyzeEngine
 from pixelmill.engines.avatar import GuidedAvatarEngine, ReferenceAvatarEngine
 from pixelmill.engines.background import BackgroundRemovalEngine, MakeTransparentEngine
@@ -22,9 +24,11 @@ from pixelmill.engines.tryon import TryOnEngine
 from pixelmill.engines.upscale import UpscaleEngine
 
 
-def build_engines() -> dict[str, Engine]:
+def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
+    """Every engine; ``models_dir`` (``PIXELMILL_MODELS_DIR``) may hold stronger rembg-format
+    background-removal models."""
     engines: list[Engine] = [
-        BackgroundRemovalEngine(),
+        BackgroundRemovalEngine(models_dir),
         MakeTransparentEngine(),
         UpscaleEngine(),
         TextRemovalEngine(),

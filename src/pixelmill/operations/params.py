@@ -15,8 +15,10 @@ from pixelmill.operations.catalog import Operation
 
 
 def engine_for(engines: Mapping[str, Engine], op: Operation) -> Engine:
-    """The engine that runs ``op``; a 404 when this server does not have it."""
-    engine = engines.get(op.engine)
+    """The engine that runs ``op``; a 404 when this server does not have it. An engine
+    registered under the operation's own name (an operation routed to a provider, see
+    :mod:`pixelmill.providers.routing`) comes first."""
+    engine = engines.get(op.name) or engines.get(op.engine)
     if engine is None:
         raise NotFound(f"Operation {op.name} is not available on this server")
     return engine
