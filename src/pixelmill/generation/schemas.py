@@ -8,6 +8,7 @@ from pydantic import AliasChoices, BaseModel, Field, model_validator
 
 from pixelmill.jobs.schemas import JobStatus
 from pixelmill.library.schemas import AvatarOut
+from pixelmill.schemas import Timestamp
 
 MAX_AVATARS = 8
 
@@ -74,3 +75,31 @@ class AvatarJobStatus(JobStatus):
 
     generation_type: str
     avatars: list[AvatarOut]
+
+
+class SavedAvatarOut(BaseModel):
+    """An avatar of the studio (``/api/avatars/saved``): the integer ``id`` of the JWT surface
+    beside the library's ``uuid`` (the same avatar in ``GET /api/v2/avatars``)."""
+
+    id: int
+    uuid: str
+    name: str
+    kind: str = Field(description="saved, variation, guided or reference (v2 jobs), sample")
+    image_url: str = Field(description="signed, expiring URL of the avatar image")
+    prompt: str | None = None
+    style: str | None = None
+    base_model_id: str | None = None
+    parent_id: int | None = Field(None, description="the avatar this is a variation of")
+    samples: list[str] = Field(
+        default_factory=list, description="URLs of the studio samples made when it was saved"
+    )
+    variations: list[SavedAvatarOut] | None = Field(
+        None, description="with include_variations=true: the variations saved under it"
+    )
+    created_at: Timestamp
+
+
+class SavedAvatarCreated(SavedAvatarOut):
+    credits_used: int = 0
+    credits_remaining: int | None = None
+    details: dict[str, object] = Field(default_factory=dict)

@@ -13,7 +13,7 @@ from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
-from pixelmill.db.models import Avatar, Product
+from pixelmill.db.models import Avatar, Product, draw_number
 from pixelmill.errors import NotFound
 from pixelmill.library.images import SavedImage
 from pixelmill.queue import TaskQueue, dispatch_after_commit
@@ -145,9 +145,13 @@ def create_avatar(
     landmarks: dict[str, Any] | None = None,
     job_id: str | None = None,
     parent_id: str | None = None,
+    style: str | None = None,
 ) -> Avatar:
+    """A new avatar with its UUID (v2) and its integer id (the avatar studio's)."""
     avatar = Avatar(
         id=str(uuid.uuid4()),
+        number=draw_number(session, "avatar"),
+        style=style,
         user_id=user_id,
         name=name[:255],
         gender=gender,
@@ -230,9 +234,42 @@ def list_avatars(session: Session, user_id: int) -> Sequence[Avatar]:
 
 
 def get_avatar(session: Session, user_id: int, avatar_id: str) -> Avatar:
-    if not _valid_uuid(avatar_id):
+    """An avatar by its UUID, or by the studio's integer id when ``avatar_id`` is digits."""
+    if avatar_id.isdigit():
+        stmt = _owned_avatars(user_id).where(Avatar.number == int(avatar_id))
+    elif _valid_uuid(avatar_id):
+        stmt = _owned_avatars(user_id).where(Avatar.id == avatar_id)
+    else:
         raise NotFound("Avatar not found")
-    avatar = session.scalar(_owned_avatars(user_id).where(Avatar.id == avatar_id))
+    avatar = session.scalar(stmt)
     if avatar is None:
         raise NotFound("Avatar not found")
     return avatar
+
+
+def number_avatars(session: Session, avatars: Sequence[Avatar]) -> None:
+    """Give avatars made before integer ids existed their number (once: a conditional
+    update, so two readers never give one avatar two numbers)."""
+    for avatar in avatars:
+        if avatar.number is not None:
+            continue
+        number = draw_number(session, "avatar")
+        session.execute(
+            update(Avatar)
+            .where(Avatar.id == avatar.id, Avatar.number.is_(None))
+            .values(number=number)
+        )
+        session.refresh(avatar)
+
+
+def studio_avatars(
+    session: Session, user_id: int, parent_ids: Sequence[str] | None = None
+) -> Sequence[Avatar]:
+    """The account's avatars without a parent (``parent_ids`` None), or the children of
+    ``parent_ids``: oldest first within each parent."""
+    stmt = _owned_avatars(user_id)
+    if parent_ids is None:
+        stmt = stmt.where(Avatar.parent_id.is_(None)).order_by(Avatar.created_at.desc())
+    else:
+        stmt = stmt.where(Avatar.parent_id.in_(parent_ids)).order_by(Avatar.created_at)
+    return session.scalars(stmt.order_by(Avatar.id)).all()

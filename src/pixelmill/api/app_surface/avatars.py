@@ -1,20 +1,32 @@
-"""``/api/avatars`` (JWT), the avatar studio's generators: guided avatars from a prompt and
-studio avatars from a reference photo, synchronously through the pipeline (1 credit per
-avatar, reserved, then captured or released, with a history row). The images come back as
-signed result URLs; ``POST /api/v2/generate/avatar`` is the asynchronous way that also saves
-them to the library."""
+"""``/api/avatars`` (JWT), the avatar studio: guided avatars from a prompt and studio avatars
+from a reference photo, synchronously through the pipeline (1 credit per avatar, reserved,
+then captured or released, with a history row; the images come back as signed result URLs;
+``POST /api/v2/generate/avatar`` is the asynchronous way that also saves them to the library),
+and the saved avatars (``/saved``: the library's avatars under integer ids; saving a person
+photo adds six samples for 6 credits, a variation under a parent is free)."""
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+from typing import Annotated
+
 import numpy as np
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, Query, Request
 from pydantic import BaseModel, Field
 
 from pixelmill.api.deps import JwtUser, Res
 from pixelmill.api.rendering import public_base_url
+from pixelmill.api.v2.people import check_person
+from pixelmill.db.models import Avatar
+from pixelmill.generation import studio
+from pixelmill.generation.schemas import SavedAvatarCreated, SavedAvatarOut
 from pixelmill.imaging import DecodedImage
+from pixelmill.library import service as library
+from pixelmill.library.images import library_url, save_image
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.results import Outcome
+from pixelmill.resources import Resources
 
 router = APIRouter(prefix="/api/avatars", tags=["avatar studio"])
 
@@ -90,3 +102,134 @@ async def generate_from_reference(
         output_format="png",
     )
     return AvatarImages.of(outcome)
+
+
+def _saved_out(
+    resources: Resources,
+    base_url: str,
+    saved: studio.StudioAvatar,
+    numbers: dict[str, int],
+    with_variations: bool,
+) -> SavedAvatarOut:
+    def url(a: Avatar) -> str:
+        return library_url(resources.signer, base_url, a.image_key)
+
+    def one(a: Avatar) -> SavedAvatarOut:
+        assert a.number is not None
+        return SavedAvatarOut(
+            id=a.number,
+            uuid=a.id,
+            name=a.name,
+            kind=a.kind,
+            image_url=url(a),
+            prompt=a.prompt,
+            style=a.style,
+            base_model_id=(a.characteristics or {}).get("base_model_id"),
+            parent_id=numbers.get(a.parent_id or ""),
+            created_at=a.created_at,
+        )
+
+    out = one(saved.avatar)
+    out.samples = [url(s) for s in saved.samples]
+    if with_variations:
+        out.variations = [one(v) for v in saved.variations]
+    return out
+
+
+@router.get("/saved", response_model=list[SavedAvatarOut])
+def list_saved(
+    user: JwtUser,
+    resources: Res,
+    request: Request,
+    include_variations: Annotated[bool, Query(description="list each one's variations")] = False,
+) -> list[SavedAvatarOut]:
+    """The account's avatars (saved here or made by ``/api/v2/generate/avatar``), newest
+    first, each with the URLs of its samples; variations are nested under their parent."""
+    base_url = public_base_url(request, resources)
+    with resources.db.transaction() as session:  # numbers older avatars on first read
+        saved = studio.list_saved(session, user.id)
+        numbers = {
+            a.id: a.number for s in saved for a in (s.avatar, *s.variations) if a.number is not None
+        }
+        return [_saved_out(resources, base_url, s, numbers, include_variations) for s in saved]
+
+
+async def _copy_samples(resources: Resources, outcome: Outcome) -> list[str]:
+    """The samples' result images, copied into the durable library store."""
+    keys = []
+    for image in outcome.images:
+        obj = await asyncio.to_thread(resources.storage.get, image.key)
+        if obj is None:
+            continue
+        key = f"avatars/{uuid.uuid4().hex}.{image.format}"
+        await asyncio.to_thread(
+            resources.library_storage.put, key, obj.data, f"image/{image.format}"
+        )
+        keys.append(key)
+    return keys
+
+
+@router.post("/saved", response_model=SavedAvatarCreated)
+async def save(
+    user: JwtUser,
+    resources: Res,
+    request: Request,
+    name: Annotated[str, Form(min_length=1, max_length=255)],
+    image_url: Annotated[str, Form(description="the person photo (or a variation's image)")],
+    base_model_id: Annotated[str | None, Form(max_length=255)] = None,
+    prompt: Annotated[str | None, Form(max_length=2000)] = None,
+    style: Annotated[str | None, Form(max_length=64)] = None,
+    parent_id: Annotated[int | None, Form(description="save as a variation of it (free)")] = None,
+) -> SavedAvatarCreated:
+    """Save an avatar. A new avatar must show a person (else 422, nothing charged) and gets
+    six studio samples for 6 credits; a variation (``parent_id``) is saved as given, free."""
+    base_url = public_base_url(request, resources)
+    parent = None
+    if parent_id is not None:
+        with resources.db.read() as session:
+            parent = library.get_avatar(session, user.id, str(parent_id))
+    saved = await save_image(
+        resources.inputs, resources.library_storage, ImageSource("url", image_url), user, "avatars"
+    )
+    sample_keys: list[str] = []
+    outcome = None
+    if parent is None:
+        await check_person(resources, saved, "image_url")
+        try:
+            outcome = await resources.pipeline.run(
+                "avatar_reference",
+                saved.image,
+                {"num_outputs": studio.SAMPLES, "additional_details": style},
+                user=user,
+                surface="avatars",
+                base_url=base_url,
+                output_format="png",
+            )
+        except Exception:  # nothing was charged: the upload goes too
+            await asyncio.to_thread(resources.library_storage.delete, saved.key)
+            raise
+        sample_keys = await _copy_samples(resources, outcome)
+    with resources.db.transaction() as session:
+        if parent is not None:  # it may have been deleted meanwhile
+            parent = library.get_avatar(session, user.id, parent.id)
+        made = studio.save_avatar(
+            session,
+            user.id,
+            name=name,
+            image_key=saved.key,
+            sample_keys=sample_keys,
+            prompt=prompt,
+            style=style,
+            base_model_id=base_model_id,
+            parent=parent,
+        )
+        numbers = {made.avatar.id: made.avatar.number or 0}
+        if parent is not None and parent.number is not None:
+            numbers[parent.id] = parent.number
+        out = _saved_out(resources, base_url, made, numbers, with_variations=False)
+    return SavedAvatarCreated(
+        **out.model_dump(),
+        credits_used=outcome.credits_used if outcome else 0,
+        credits_remaining=outcome.credits_remaining if outcome else None,
+        details=outcome.details if outcome else {"method": "saved as given (a variation)"},
+    )
