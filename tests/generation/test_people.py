@@ -164,10 +164,13 @@ def test_jobs_with_a_model(client: TestClient, resources: Resources) -> None:
     assert tryon["status"] == "completed" and tryon["type"] == "tryon", tryon
 
     own = _avatar(client, acct)
-    r = _job(client, acct, model_id=own, category="food")
+    r = _job(client, acct, model_id=own, category="food", custom_prompt="kitchen zorblax")
     assert r.status_code == 202, r.text
+    assert "zorblax" in r.json()["warnings"][0] and "kitchen" not in r.json()["warnings"][0]
     photo = wait_terminal(client, acct, r.json()["job_id"], timeout=180)
     assert photo["status"] == "completed" and photo["type"] == "product_photo", photo
+    assert "zorblax" in photo["warnings"][0]  # pollers see it too
+    assert tryon["warnings"] is None  # "studio" is a word the engines use
 
     person = encode(skdata.astronaut(), "JPEG", quality=90)  # type: ignore[no-untyped-call]
     with serve_bytes({"/people/eileen.jpg": (200, "image/jpeg", person)}) as base:

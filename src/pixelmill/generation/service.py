@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from pixelmill.db.models import Avatar, Job
 from pixelmill.engines.avatar import GuidedAvatarParams
+from pixelmill.engines.product_photo.prompt import read_prompt
 from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.service import JobBackends
@@ -92,6 +93,18 @@ class Model:
         return cls(avatar.image_key, avatar.landmarks, avatar.id)
 
 
+def prompt_warnings(prompt: str | None) -> list[str]:
+    """What a people job says about its prompt: the words its engines do not understand (the
+    offline engines read keywords, not sentences)."""
+    unused = read_prompt(prompt).unrecognised
+    if not unused:
+        return []
+    return [
+        "prompt words not used (the offline engines read scene, light and pose keywords): "
+        + ", ".join(unused)
+    ]
+
+
 def people_kind(category: str) -> str:
     """``tryon`` for clothing, ``product_photo`` for everything else."""
     return "tryon" if category == "clothing" else "product_photo"
@@ -115,7 +128,8 @@ def create_people_job(
 ) -> tuple[Job, int]:
     """A ``product_photo`` or ``tryon`` job (the product and the model already read through
     the account's scope, the engine's ``params`` already validated): the catalog's price per
-    image, reserved now."""
+    image, reserved now. Prompt words the engines cannot use are kept as the job's
+    ``warnings`` (shown on creation and on every poll)."""
     return jobs.create_job(
         session,
         backends,
@@ -132,6 +146,7 @@ def create_people_job(
             "landmarks": model.landmarks,
             "prompt": prompt,
             "own_inputs": [model.image_key] if model.own else [],
+            "warnings": prompt_warnings(prompt),
         },
         product_id=product_id,
         webhook_url=webhook_url,

@@ -98,7 +98,14 @@ class JobCreated(BaseModel):
             credits_reserved=job.credits_reserved,
             credits_remaining=remaining,
             product_uuid=job.product_id,
+            warnings=job_warnings(job),
         )
+
+
+def job_warnings(job: Job) -> list[str] | None:
+    """What the job noted about its request at creation (unused prompt words...), or None."""
+    warnings = (job.params or {}).get("warnings")
+    return [str(w) for w in warnings] if warnings else None
 
 
 class JobListItem(Schema):
@@ -122,6 +129,9 @@ class JobStatus(JobListItem):
     error: str | None
     product_uuid: str | None = Field(validation_alias="product_id")
     started_at: Timestamp | None
+    warnings: list[str] | None = Field(
+        None, description="request fields or prompt words this job does not use, and why"
+    )
 
     @classmethod
     def of(cls, job: Job, results: list[JobResultOut]) -> JobStatus:
@@ -130,7 +140,7 @@ class JobStatus(JobListItem):
             failed=job.progress_failed,
             total=job.images_to_generate,
         )
-        return cls.from_row(job, progress=progress, results=results)
+        return cls.from_row(job, progress=progress, results=results, warnings=job_warnings(job))
 
 
 # ---- batches ------------------------------------------------------------------------------
