@@ -1,0 +1,1 @@
+"""Marketing generation: voice-over scripts and talking product videos (jobs and surfaces)."""

@@ -1,0 +1,128 @@
+"""The talking product video as one function other domains call (the ad pack's UGC video, the
+video job kind, quick-video): speech from the script, then the video engine, as an
+:class:`~pixelmill.engines.base.OutputFile` (MP4, H.264 + AAC)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pixelmill.engines.base import EngineError, ImageArray, OutputFile
+from pixelmill.engines.speech import SpeechError, synthesize
+from pixelmill.engines.video import ASPECTS, EncodeError, render
+from pixelmill.marketing.scripts import DEFAULT_TONE, ScriptResult, count_words, write_script
+
+MAX_SCRIPT_WORDS = 200
+"""Longest script a video job speaks (about 75 seconds)."""
+
+
+def script_for(
+    image: ImageArray | None,
+    *,
+    duration_seconds: int,
+    tone: str = DEFAULT_TONE,
+    product_name: str | None = None,
+    product_description: str | None = None,
+    facts: dict[str, Any] | None = None,
+    seed: int = 0,
+) -> ScriptResult:
+    """A script for the image: facts from the analysis engine when none are given."""
+    if facts is None and image is not None:
+        facts = image_facts(image)
+    return write_script(
+        product_name=product_name,
+        product_description=product_description,
+        duration_seconds=duration_seconds,
+        tone=tone,
+        facts=facts,
+        seed=seed,
+    )
+
+
+def image_facts(image: ImageArray) -> dict[str, Any]:
+    """Category, colour names, description and text read on the image, from the analysis
+    engine (``analyze_image``)."""
+    from pixelmill.engines.analyze import analyze_image, guess_product_category
+    from pixelmill.marketing.scripts import facts_from_analysis
+
+    analysis = analyze_image(image)
+    return facts_from_analysis(analysis, guess_product_category(analysis))
+
+
+def render_video(
+    image: ImageArray,
+    script: str,
+    *,
+    aspect: str = "9:16",
+    subtitles: bool = False,
+    seed: int = 0,
+    duration_seconds: int = 5,
+    tone: str = DEFAULT_TONE,
+    product_name: str | None = None,
+    product_description: str | None = None,
+) -> OutputFile:
+    """An MP4 of ``image`` with ``script`` spoken over it (a face talks; a product gets camera
+    moves). An empty ``script`` is written first for ``duration_seconds`` in ``tone``. Raises
+    :class:`EngineError` for input that cannot be made into a video."""
+    started = time.perf_counter()
+    if aspect not in ASPECTS:
+        raise EngineError(f"aspect must be one of {', '.join(ASPECTS)}")
+    written: ScriptResult | None = None
+    text = " ".join(script.split())
+    if not text:
+        try:
+            written = script_for(
+                image,
+                duration_seconds=duration_seconds,
+                tone=tone,
+                product_name=product_name,
+                product_description=product_description,
+                seed=seed,
+            )
+        except ValueError as exc:
+            raise EngineError(str(exc)) from exc
+        text = written.script
+    if count_words(text) > MAX_SCRIPT_WORDS:
+        raise EngineError(f"the script is too long (more than {MAX_SCRIPT_WORDS} words)")
+    scripted = time.perf_counter()
+    try:
+        speech = synthesize(text)
+    except SpeechError as exc:
+        raise EngineError(str(exc)) from exc
+    spoken = time.perf_counter()
+    try:
+        video = render(image, speech, aspect=aspect, subtitles=subtitles, seed=seed)
+    except (EncodeError, ValueError) as exc:
+        raise EngineError(f"the video could not be made: {exc}") from exc
+    done = time.perf_counter()
+    data: dict[str, Any] = {
+        "duration_seconds": round(video.duration, 2),
+        "speech_seconds": round(speech.duration, 2),
+        "script": text,
+        "script_written": written is not None,
+        "word_count": count_words(text),
+        "aspect": aspect,
+        "width": video.width,
+        "height": video.height,
+        "fps": video.fps,
+        "subtitles": subtitles,
+        "mode": video.mode,
+        "method": video.method,
+        "voice": speech.method,
+        "timings": {
+            "script_s": round(scripted - started, 3),
+            "speech_s": round(spoken - scripted, 3),
+            "video_s": round(done - spoken, 3),
+            **video.stats,
+        },
+    }
+    if written is not None:
+        data["script_method"] = written.details["method"]
+        data["product_name"] = written.product_name
+    return OutputFile(
+        content=video.data,
+        content_type="video/mp4",
+        extension="mp4",
+        label="video",
+        data=data,
+    )
