@@ -1,0 +1,298 @@
+"""Fake provider servers on 127.0.0.1, each speaking its provider's documented HTTP protocol and
+recording every request (method, path, headers, JSON body, multipart parts) for the tests to
+assert on. ``mode`` switches a server into a failure: ``"500"`` (every call a 500),
+``"slow"`` (answers after the client's deadline), ``"garbage"`` (a 200 that is not what the
+protocol promises), ``"429"`` (one 429 with ``Retry-After`` before answering normally)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from PIL import Image
+
+from tests.support import live_server
+
+OUTPUT_COLOUR = (200, 30, 160)
+"""The provider's images are this flat magenta, so a test can tell them from any offline
+result."""
+
+
+def output_png(w: int = 96, h: int = 64) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(np.full((h, w, 3), OUTPUT_COLOUR, np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    query: dict[str, str]
+    json: Any = None
+    form: dict[str, str] = field(default_factory=dict)
+    files: dict[str, list[tuple[str, str, bytes]]] = field(default_factory=dict)
+
+
+@dataclass
+class Fake:
+    """A running fake: its base URL, what it saw, and its behaviour switch."""
+
+    url: str = ""
+    mode: str = "ok"
+    seen: list[Seen] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    counters: dict[str, int] = field(default_factory=dict)
+
+    def paths(self) -> list[str]:
+        return [f"{s.method} {s.path}" for s in self.seen]
+
+    def bump(self, key: str) -> int:
+        with self.lock:
+            self.counters[key] = self.counters.get(key, 0) + 1
+            return self.counters[key]
+
+
+async def record(fake: Fake, request: Request) -> Seen:
+    seen = Seen(
+        request.method,
+        request.url.path,
+        {k.lower(): v for k, v in request.headers.items()},
+        dict(request.query_params),
+    )
+    ctype = request.headers.get("content-type", "")
+    if ctype.startswith("application/json"):
+        seen.json = json.loads(await request.body())
+    elif ctype.startswith("multipart/form-data"):
+        form = await request.form()
+        for key, value in form.multi_items():
+            if isinstance(value, str):
+                seen.form[key] = value
+            else:
+                data = await value.read()
+                seen.files.setdefault(key, []).append(
+                    (value.filename or "", value.content_type or "", data)
+                )
+    with fake.lock:
+        fake.seen.append(seen)
+    return seen
+
+
+async def failure(fake: Fake, key: str) -> Response | None:
+    """The failure the mode asks for, if any (``slow`` sleeps past the client's deadline)."""
+    if fake.mode == "500":
+        return JSONResponse({"error": {"message": "internal failure"}}, status_code=500)
+    if fake.mode == "slow":
+        await asyncio.sleep(3.0)
+    if fake.mode == "429" and fake.bump(f"429:{key}") == 1:
+        return JSONResponse(
+            {"error": {"message": "slow down"}}, status_code=429, headers={"Retry-After": "0"}
+        )
+    return None
+
+
+# ---- OpenAI-compatible -----------------------------------------------------------------------
+
+ANALYSIS = {
+    "objects": ["ginger cat", "blue cushion"],
+    "description": "A ginger cat curled up asleep on a blue cushion.",
+    "alt_text": "A ginger cat sleeping on a blue cushion.",
+    "mood": "calm and cosy",
+    "categories": ["animal"],
+}
+PROMPTS = {
+    "subject": "a ginger cat",
+    "general": "A photograph of a ginger cat asleep on a blue cushion.",
+    "flux": "A ginger cat sleeps curled on a blue cushion in soft window light.",
+    "midjourney": "ginger cat asleep, blue cushion, soft window light",
+    "stable_diffusion_positive": "ginger cat, sleeping, blue cushion, soft light",
+    "stable_diffusion_negative": "blurry, lowres, watermark",
+}
+
+
+def openai_app(fake: Fake) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Response:
+        seen = await record(fake, request)
+        failed = await failure(fake, "chat")
+        if failed is not None:
+            return failed
+        system = seen.json["messages"][0]["content"]
+        answer = ANALYSIS if "describe images" in system else PROMPTS
+        content = "this is not JSON" if fake.mode == "garbage" else json.dumps(answer)
+        return JSONResponse(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": seen.json["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+            }
+        )
+
+    @app.post("/v1/images/edits")
+    async def edits(request: Request) -> Response:
+        await record(fake, request)
+        failed = await failure(fake, "edits")
+        if failed is not None:
+            return failed
+        if fake.mode == "garbage":
+            return JSONResponse({"data": [{"b64_json": base64.b64encode(b"nope").decode()}]})
+        return JSONResponse(
+            {"created": 1, "data": [{"b64_json": base64.b64encode(output_png()).decode()}]}
+        )
+
+    return app
+
+
+# ---- Replicate -------------------------------------------------------------------------------
+
+
+def replicate_app(fake: Fake) -> FastAPI:
+    app = FastAPI()
+
+    def prediction(pid: str, status: str) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": pid,
+            "status": status,
+            "urls": {
+                "get": f"{fake.url}/v1/predictions/{pid}",
+                "cancel": f"{fake.url}/v1/predictions/{pid}/cancel",
+            },
+            "output": None,
+            "error": None,
+        }
+        if status == "succeeded":
+            body["output"] = (
+                [f"{fake.url}/files/{pid}.png"] if fake.mode != "garbage" else ["not a url"]
+            )
+        if status == "failed":
+            body["error"] = "CUDA out of memory"
+        return body
+
+    @app.post("/v1/predictions")
+    @app.post("/v1/models/{owner}/{model}/predictions")
+    async def create(request: Request) -> Response:
+        await record(fake, request)
+        failed = await failure(fake, "create")
+        if failed is not None:
+            return failed
+        pid = f"p{fake.bump('predictions')}"
+        return JSONResponse(prediction(pid, "starting"), status_code=201)
+
+    @app.get("/v1/predictions/{pid}")
+    async def get(pid: str, request: Request) -> Response:
+        await record(fake, request)
+        polls = fake.bump(f"poll:{pid}")
+        if fake.mode == "hang":
+            return JSONResponse(prediction(pid, "processing"))
+        if fake.mode == "fail":
+            return JSONResponse(prediction(pid, "failed"))
+        return JSONResponse(prediction(pid, "processing" if polls < 2 else "succeeded"))
+
+    @app.post("/v1/predictions/{pid}/cancel")
+    async def cancel(pid: str, request: Request) -> Response:
+        await record(fake, request)
+        return JSONResponse(prediction(pid, "canceled"))
+
+    @app.post("/v1/files")
+    async def files(request: Request) -> Response:
+        await record(fake, request)
+        n = fake.bump("files")
+        return JSONResponse(
+            {"id": f"f{n}", "urls": {"get": f"{fake.url}/v1/files/f{n}"}}, status_code=201
+        )
+
+    @app.get("/files/{name}")
+    async def output(name: str, request: Request) -> Response:
+        await record(fake, request)
+        return Response(output_png(80, 120), media_type="image/png")
+
+    return app
+
+
+# ---- ComfyUI ---------------------------------------------------------------------------------
+
+
+def comfyui_app(fake: Fake) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/upload/image")
+    async def upload(request: Request) -> Response:
+        seen = await record(fake, request)
+        name = seen.files["image"][0][0]
+        return JSONResponse({"name": name, "subfolder": "", "type": "input"})
+
+    @app.post("/prompt")
+    async def prompt(request: Request) -> Response:
+        await record(fake, request)
+        failed = await failure(fake, "prompt")
+        if failed is not None:
+            return failed
+        return JSONResponse({"prompt_id": "pr-1", "number": 1, "node_errors": {}})
+
+    @app.get("/history/{pid}")
+    async def history(pid: str, request: Request) -> Response:
+        await record(fake, request)
+        if fake.bump(f"history:{pid}") < 2:
+            return JSONResponse({})
+        images = [
+            {"filename": "preview.png", "subfolder": "", "type": "temp"},
+            {"filename": "result_0001.png", "subfolder": "pixelmill", "type": "output"},
+        ]
+        return JSONResponse(
+            {
+                pid: {
+                    "prompt": [],
+                    "outputs": {"9": {"images": images}},
+                    "status": {"status_str": "success", "completed": True, "messages": []},
+                }
+            }
+        )
+
+    @app.get("/view")
+    async def view(request: Request) -> Response:
+        await record(fake, request)
+        if fake.mode == "garbage":
+            return Response(b"<html>oops</html>", media_type="text/html")
+        return Response(output_png(64, 64), media_type="image/png")
+
+    @app.post("/queue")
+    async def queue(request: Request) -> Response:
+        await record(fake, request)
+        return JSONResponse({})
+
+    @app.post("/interrupt")
+    async def interrupt(request: Request) -> Response:
+        await record(fake, request)
+        return JSONResponse({})
+
+    return app
+
+
+@contextmanager
+def serve(kind: str) -> Iterator[Fake]:
+    """Run the fake ``kind`` (openai, replicate, comfyui) on an ephemeral 127.0.0.1 port."""
+    fake = Fake()
+    app = {"openai": openai_app, "replicate": replicate_app, "comfyui": comfyui_app}[kind](fake)
+    with live_server(app) as url:
+        fake.url = url
+        yield fake
