@@ -305,6 +305,16 @@ class ImageEngine(RoutedEngine):
 
     providers = ("openai", "replicate", "comfyui")
 
+    def validate(self, params: BaseModel) -> None:
+        """The offline engine's checks, except the offline edit grammar: a generative model
+        takes any instruction ("add snow"). Should it fail and the offline engine run instead,
+        an instruction that engine cannot follow is a 422 with the credits released."""
+        if self.route.operation in ("edit", "image_to_image"):
+            if not str(getattr(params, "prompt", "") or "").strip():
+                raise EngineError("a prompt is needed")
+            return
+        self.inner.validate(params)
+
     def _prompt(self, params: BaseModel) -> str | None:
         prompt = getattr(params, "prompt", None)
         if not isinstance(prompt, str) or not prompt.strip():

@@ -11,6 +11,14 @@ from pixelmill.engines.background.engine import (
     MakeTransparentEngine,
     MakeTransparentParams,
 )
+from pixelmill.engines.background.models import (
+    KNOWN_MODELS,
+    ModelFile,
+    Verification,
+    best_model,
+    find_models,
+    verify_model,
+)
 from pixelmill.engines.background.options import (
     PRESETS,
     CutoutOutputParams,
@@ -24,6 +32,7 @@ from pixelmill.engines.background.options import (
 from pixelmill.engines.background.subject import SubjectMatte, subject_matte
 
 __all__ = [
+    "KNOWN_MODELS",
     "PRESETS",
     "BackgroundRemovalEngine",
     "BackgroundRemovalParams",
@@ -32,10 +41,15 @@ __all__ = [
     "FormatParams",
     "MakeTransparentEngine",
     "MakeTransparentParams",
+    "ModelFile",
     "Preset",
     "QualityParams",
     "SubjectMatte",
     "SubjectParams",
     "SubjectType",
+    "Verification",
+    "best_model",
+    "find_models",
     "subject_matte",
+    "verify_model",
 ]

@@ -181,13 +181,16 @@ class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
         """``models_dir``: ``PIXELMILL_MODELS_DIR``; the best rembg model there replaces the
         packaged U²-Net-p as the salient-object source (:mod:`.models`)."""
         super().__init__()
-        best = best_model(models_dir)
-        self.saliency = RembgSaliency(best) if best is not None else None
+        self.models_dir = models_dir
+        self.saliency: RembgSaliency | None = None
 
     def _load(self) -> None:
         super()._load()
-        if self.saliency is not None:
-            self.saliency.load()
+        best = best_model(self.models_dir)
+        if best is not None:
+            saliency = RembgSaliency(best)
+            saliency.load()
+            self.saliency = saliency
 
     def _validate(self, params: BackgroundRemovalParams) -> None:
         problems = cutout_conflicts(params)

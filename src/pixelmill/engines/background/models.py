@@ -17,6 +17,7 @@ Each family wants its own input preparation and output reading (as rembg's sessi
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.onnx import OnnxModel
 
 Mask = npt.NDArray[np.float32]
+
+log = logging.getLogger("pixelmill.engines")
 
 IMAGENET = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
 HALF = ((0.5, 0.5, 0.5), (1.0, 1.0, 1.0))
@@ -64,6 +67,7 @@ KNOWN: dict[str, Family] = {
     "u2net_human_seg": Family("u2net", 320, *IMAGENET, sigmoid=False, rank=None),
 }
 """rembg's session names (its file names without ``.onnx``) and their families."""
+KNOWN_MODELS = KNOWN
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,19 @@ def find_models(folder: Path | None) -> list[ModelFile]:
     return sorted(found, key=lambda m: -(m.family.rank or 0) if m.family else 1)
 
 
+def candidates(folder: Path | None) -> list[ModelFile]:
+    """The general background-removal models in ``folder``, best first."""
+    return [m for m in find_models(folder) if m.family is not None and m.family.rank is not None]
+
+
 def best_model(folder: Path | None) -> ModelFile | None:
-    """The best general background-removal model in ``folder``, if any."""
-    for model in find_models(folder):
-        if model.family is not None and model.family.rank is not None:
+    """The best general background-removal model in ``folder`` that opens and has its
+    family's input shape (a broken or truncated file is skipped, with a warning)."""
+    for model in candidates(folder):
+        check = verify_model(model, run=False)
+        if check.ok:
             return model
+        log.warning("PIXELMILL_MODELS_DIR: %s skipped: %s", model.path.name, check.problem)
     return None
 
 
@@ -167,7 +179,7 @@ class Verification:
     problem: str | None
 
 
-def verify(model: ModelFile, run: bool = True) -> Verification:
+def verify_model(model: ModelFile, run: bool = True) -> Verification:
     """Open ``model``, check its input is 1×3×S×S for its family's S and (``run``) that a
     small image gives a finite mask of the image's size."""
     size, digest = model.size_bytes, model.sha256()
