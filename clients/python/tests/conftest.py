@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,14 @@ ROOT = Path(__file__).resolve().parents[3]
 if str(ROOT) not in sys.path:  # the server suite's helpers (tests.support, tests.conftest)
     sys.path.insert(0, str(ROOT))
 
-from pixelmill.app import create_app  # noqa: E402
-from pixelmill.resources import Resources, build_resources  # noqa: E402
-from pixelmill.worker import wire  # noqa: E402
 from tests.conftest import database_url  # noqa: E402, F401  (the fixture, per backend)
 from tests.jobs.helpers import job_settings  # noqa: E402
-from tests.support import Account, live_server, make_account  # noqa: E402
+from tests.support import live_server  # noqa: E402
 
-
-@dataclass
-class Live:
-    url: str
-    resources: Resources
-
-    def account(self, credits: int = 100, plan: str = "enterprise") -> Account:
-        return make_account(self.resources, credits=credits, plan=plan, tag="client")
+from client_harness import Live  # noqa: E402
+from pixelmill.app import create_app  # noqa: E402
+from pixelmill.resources import build_resources  # noqa: E402
+from pixelmill.worker import wire  # noqa: E402
 
 
 @pytest.fixture(scope="session")
