@@ -9,6 +9,7 @@ import base64
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from fastapi.testclient import TestClient
@@ -298,3 +299,65 @@ def test_tryon_through_replicate(routed_app: RoutedApp) -> None:
     # Output downloads from the API host carry the token (it is the provider's own host).
     download = next(s for s in fake.seen if s.path == "/files/p1.png")
     assert download.headers["authorization"] == f"Bearer {REPLICATE_TOKEN}"
+
+
+def _tryon_job(client: TestClient, acct: Any, count: int) -> dict[str, Any]:
+    from tests.generation.test_people import _png_b64, tshirt
+    from tests.jobs.helpers import wait_terminal
+
+    public = client.get("/api/v2/avatars/public", headers=acct.key_headers).json()[0]["id"]
+    r = client.post(
+        "/api/v2/jobs",
+        json={
+            "product_image": _png_b64(tshirt()),
+            "images_to_generate": count,
+            "model_id": public,
+            "category": "clothing",
+        },
+        headers=acct.key_headers,
+    )
+    assert r.status_code == 202, r.text
+    return wait_terminal(client, acct, r.json()["job_id"], timeout=120)
+
+
+def test_tryon_job_renders_each_image_through_replicate(routed_app: RoutedApp) -> None:
+    with (
+        serve("replicate") as fake,
+        routed_app(
+            routes={"tryon": "replicate:cuuupid/idm-vton:c871bb9b0466"},
+            replicate_base_url=fake.url,
+            replicate_api_token=REPLICATE_TOKEN,
+            job_workers=1,
+            analyze_products=False,
+        ) as (client, res),
+    ):
+        acct = make_account(res, credits=5)
+        job = _tryon_job(client, acct, 2)
+        assert job["status"] == "completed" and job["type"] == "tryon", job
+        assert len(job["results"]) == 2 and job["credits_used"] == 2
+        for item in job["results"]:
+            assert is_provider_image(result_pixels(client, item["url"]))
+        assert consistent_balance(res, acct.id) == 3
+    creates = [s for s in fake.seen if s.path == "/v1/predictions"]
+    seeds = [s.json["input"]["seed"] for s in creates]
+    assert len(seeds) == 2 and seeds[1] == seeds[0] + 1  # the job's seed, then one per image
+
+
+def test_tryon_job_with_a_failing_provider_releases_the_images(routed_app: RoutedApp) -> None:
+    with (
+        serve("replicate") as fake,
+        routed_app(
+            routes={"tryon": "replicate:cuuupid/idm-vton:c871bb9b0466"},
+            replicate_base_url=fake.url,
+            replicate_api_token=REPLICATE_TOKEN,
+            provider_fallback="error",
+            job_workers=1,
+            analyze_products=False,
+        ) as (client, res),
+    ):
+        fake.mode = "500"
+        acct = make_account(res, credits=5)
+        job = _tryon_job(client, acct, 2)
+        assert job["status"] == "failed", job
+        assert job["credits_used"] == 0
+        assert consistent_balance(res, acct.id) == 5
