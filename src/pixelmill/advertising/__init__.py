@@ -1,0 +1,1 @@
+"""Advertising: platform ads, asset collections and ad packs from a product page."""

@@ -1,0 +1,373 @@
+"""The job kinds of this domain (``jobs/runner.py::JobKind``):
+
+- ``ad_pack``: a product page read in ``plan`` (through the SSRF guard; a page that cannot be
+  fetched or names no product fails the job, its credits released), then, per the job's
+  ``include_*`` flags, scene photos (the registry's ``scenes`` engine), static ads (the ``ad``
+  engine's layouts, one per platform), captions (templated) and a UGC video (the marketing
+  domain's ``render_video``), each output carrying its own price.
+- ``asset_collection``: an uploaded product photo made into six marketing images: three
+  scenes, a silo (the cut-out on white) and two ad layouts, one credit each.
+
+A plan depends only on the job's parameters and seed, so a resumed job re-plans the same
+outputs and skips those already delivered.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import cv2
+import numpy as np
+from sqlalchemy.orm import Session
+
+from pixelmill.advertising import captions as caption_templates
+from pixelmill.advertising.pages import PageError, ProductFacts, page_policy, read_product_page
+from pixelmill.db.models import Job
+from pixelmill.engines.ads import PLATFORMS, AdCopy, cut_out, render_ad
+from pixelmill.engines.base import (
+    Engine,
+    EngineError,
+    EngineInputs,
+    ImageArray,
+    MultiImageEngine,
+    OutputFile,
+    OutputImage,
+    Planned,
+    PlannedFile,
+    PlannedImage,
+)
+from pixelmill.engines.scenes import ScenesParams, normalise_category
+from pixelmill.imaging import (
+    DecodedImage,
+    FetchPolicy,
+    ImageInputError,
+    ImageLimits,
+    decode_image,
+    fetch_image_url,
+)
+from pixelmill.jobs.runner import Rendered
+from pixelmill.jobs.service import Claim
+
+log = logging.getLogger("pixelmill.advertising")
+
+AD_PACK_KIND = "ad_pack"
+ASSET_COLLECTION_KIND = "asset_collection"
+
+# Positions of an ad pack's outputs (stable: a resumed job skips what was delivered).
+PRODUCT_POSITION = 0
+PHOTO_POSITIONS = range(1, 7)
+AD_POSITION = 10
+CAPTIONS_POSITION = 20
+VIDEO_POSITION = 30
+
+PACK_AD_STYLES: dict[str, str] = {
+    "instagram-square": "minimal",
+    "instagram-story": "bold",
+    "facebook-feed": "minimal",
+    "facebook-square": "vibrant",
+    "twitter": "dark",
+    "linkedin": "elegant",
+    "pinterest": "elegant",
+    "tiktok": "bold",
+}
+"""The style of each of an ad pack's eight ads (a mix, so the pack offers several looks)."""
+
+WORK_SIDE = 1600
+"""Product photos are worked on at most this long side (the cut-out model runs at 320²)."""
+
+_CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("shoes", ("shoe", "sneaker", "boot", "sandal", "trainer", "heel", "loafer")),
+    ("bags", ("bag", "backpack", "tote", "purse", "wallet", "clutch")),
+    ("jewelry", ("ring", "necklace", "earring", "bracelet", "jewel", "pendant")),
+    ("clothing", ("shirt", "dress", "jacket", "hoodie", "sweater", "jeans", "apparel", "coat",
+                  "trouser", "pants", "skirt", "clothing", "tee")),
+    ("beauty", ("serum", "cream", "lotion", "lipstick", "mascara", "perfume", "skincare",
+                "beauty", "cosmetic", "shampoo", "moisturi")),
+    ("electronics", ("phone", "headphone", "earbud", "speaker", "laptop", "camera", "charger",
+                     "electronic", "keyboard", "mouse", "watch")),
+    ("furniture", ("chair", "sofa", "table", "desk", "lamp", "shelf", "furniture", "stool")),
+    ("houseware", ("mug", "cup", "bottle", "kitchen", "plate", "bowl", "candle", "vase", "pan")),
+    ("food", ("coffee", "tea", "chocolate", "snack", "sauce", "honey", "food", "cookie")),
+)  # fmt: skip
+
+
+def guess_category(facts: ProductFacts) -> str:
+    """A scenes category from the page's category, name and description (keywords)."""
+    direct = normalise_category(facts.category.rsplit(">", 1)[-1])
+    if direct != "other":
+        return direct
+    text = f"{facts.category} {facts.name} {facts.description[:300]}".lower()
+    for category, words in _CATEGORY_WORDS:
+        if any(w in text for w in words):
+            return category
+    return "other"
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:-") + "…"
+
+
+def work_size(pixels: ImageArray) -> ImageArray:
+    h, w = pixels.shape[:2]
+    k = WORK_SIDE / max(h, w)
+    if k >= 1:
+        return pixels
+    size = (max(1, round(w * k)), max(1, round(h * k)))
+    return np.asarray(cv2.resize(pixels, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def _json_file(label: str, data: dict[str, Any]) -> OutputFile:
+    body = json.dumps(data, ensure_ascii=False, indent=1).encode()
+    return OutputFile(body, "application/json", "json", label=label, data=data)
+
+
+def _ad_output(cutout: ImageArray, platform: str, style: str, copy: AdCopy) -> OutputImage:
+    render = render_ad(cutout, PLATFORMS[platform], style, copy)
+    data = {
+        "platform": platform,
+        "style": style,
+        "width": PLATFORMS[platform].width,
+        "height": PLATFORMS[platform].height,
+    }
+    return OutputImage(render.pixels, label=f"ad:{platform}", data=data)
+
+
+def _merge_params(session: Session, claim: Claim, **values: Any) -> None:
+    """Add ``values`` to the job's parameters (what the poll shows beside the results)."""
+    job = session.get(Job, claim.job_id)
+    if job is not None:
+        job.params = {**(job.params or {}), **values}
+
+
+UGC_VIDEO_SECONDS = 10
+
+
+def video_available() -> bool:
+    """Whether the marketing domain's video renderer is installed in this server."""
+    return importlib.util.find_spec("pixelmill.marketing.video") is not None
+
+
+def ugc_video(image: ImageArray, facts: ProductFacts, seed: int) -> OutputFile:
+    """The pack's UGC video: a script written from the page's facts, spoken over the product
+    photo brought to life (the marketing domain's ``render_video``), 9:16 with subtitles."""
+    from pixelmill.marketing.video import render_video
+
+    return render_video(
+        image,
+        "",
+        aspect="9:16",
+        subtitles=True,
+        seed=seed,
+        duration_seconds=UGC_VIDEO_SECONDS,
+        product_name=shorten(facts.name, 60),
+        product_description=facts.description,
+    )
+
+
+VideoMaker = Callable[[ImageArray, ProductFacts, int], OutputFile]
+"""Makes the UGC video of a product (its photo, its facts, the job's seed)."""
+
+
+@dataclass(frozen=True)
+class AdPackKind:
+    """``ad_pack`` jobs. ``video`` is None where the video capability is not installed."""
+
+    scenes: MultiImageEngine
+    ads: Engine
+    limits: ImageLimits
+    allow_loopback: bool
+    scene_size: int
+    video: VideoMaker | None = None
+    result_format: str = "jpeg"
+    subject: str = "product page"
+
+    def _image_policy(self) -> FetchPolicy:
+        return FetchPolicy(
+            allow_loopback=self.allow_loopback,
+            max_bytes=self.limits.max_bytes,
+            timeout_s=20.0,
+            max_redirects=5,
+        )
+
+    def _product_image(self, facts: ProductFacts) -> tuple[DecodedImage, ImageArray, str]:
+        """The first of the page's images that decodes and shows a product, and its cut-out."""
+        problems: list[str] = []
+        for url in facts.images[:4]:
+            try:
+                decoded = decode_image(fetch_image_url(url, self._image_policy()), self.limits)
+                cutout, how = cut_out(work_size(decoded.pixels))
+                return decoded, cutout, how
+            except (ImageInputError, EngineError) as exc:
+                problems.append(f"{url}: {exc}")
+        raise PageError(
+            "none of the page's product images could be used (" + "; ".join(problems) + ")"
+        )
+
+    def plan(self, claim: Claim) -> Sequence[Planned]:
+        p = claim.params
+        try:
+            facts = read_product_page(str(p["url"]), page_policy(self.allow_loopback))
+        except ImageInputError as exc:
+            raise PageError(f"the product page could not be fetched: {exc}") from exc
+        self.ads.load()
+        decoded, cutout, _ = self._product_image(facts)
+        category = guess_category(facts)
+        product = {**facts.as_dict(), "category": facts.category or category}
+        planned: list[Planned] = [
+            PlannedFile(
+                PRODUCT_POSITION, "product", partial(_json_file, "product", product), price=0
+            )
+        ]
+        prices = dict(p.get("parts", {}))
+        if "images" in prices:
+            self.scenes.load()
+            params = ScenesParams(
+                num_scenes=len(PHOTO_POSITIONS),
+                category=category,
+                seed=claim.seed,
+                size=self.scene_size,
+            )
+            scenes = self.scenes.plan(EngineInputs(work_size(decoded.pixels)), params)
+            for position, scene in zip(PHOTO_POSITIONS, scenes, strict=False):
+                planned.append(PlannedImage(position, f"photo:{scene.label}", scene.render, 1))
+        if "ads" in prices:
+            copy = AdCopy(
+                headline=shorten(facts.name, 60),
+                tagline=shorten(caption_templates.first_sentence(facts.description), 110)
+                if facts.description
+                else "",
+                cta="Shop now",
+                price=facts.price_label,
+            )
+            for i, (platform, style) in enumerate(PACK_AD_STYLES.items()):
+                # 2 credits for the 8 ads: the first ad of each set of four carries one.
+                planned.append(
+                    PlannedImage(
+                        AD_POSITION + i,
+                        f"ad:{platform}",
+                        partial(_ad_output, cutout, platform, style, copy),
+                        1 if i % 4 == 0 else 0,
+                    )
+                )
+        if "captions" in prices:
+            made = caption_templates.write_captions(
+                name=facts.name,
+                description=facts.description,
+                brand=facts.brand,
+                price=facts.price_label,
+                category=category,
+                url=facts.url,
+                seed=claim.seed,
+            )
+            data = {"captions": [c.as_dict() for c in made], "method": caption_templates.METHOD}
+            planned.append(
+                PlannedFile(
+                    CAPTIONS_POSITION, "captions", partial(_json_file, "captions", data), price=1
+                )
+            )
+        if "video" in prices:
+            if self.video is None:
+                raise PageError("the video capability is not installed on this server")
+            planned.append(
+                PlannedFile(
+                    VIDEO_POSITION,
+                    "video",
+                    partial(self.video, decoded.pixels, facts, claim.seed),
+                    price=int(prices["video"]),
+                )
+            )
+        return planned
+
+    def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
+        if rendered.label == "product":
+            _merge_params(session, claim, product=rendered.output.data)
+        elif rendered.label == "captions":
+            _merge_params(session, claim, captions=rendered.output.data.get("captions", []))
+        elif rendered.label == "video":
+            _merge_params(session, claim, video=rendered.output.data)
+
+
+# ---- asset collections -----------------------------------------------------------------------
+
+COLLECTION_SCENES = 3
+COLLECTION_ADS: tuple[tuple[str, str], ...] = (
+    ("instagram-square", "minimal"),
+    ("pinterest", "elegant"),
+)
+COLLECTION_LABELS = (
+    [f"scene {i + 1}" for i in range(COLLECTION_SCENES)]
+    + ["silo"]
+    + [f"ad:{platform}" for platform, _ in COLLECTION_ADS]
+)
+SILO_SIZE = 1600
+SILO_FILL = 0.85
+
+
+def silo(cutout: ImageArray, size: int = SILO_SIZE) -> OutputImage:
+    """The cut-out centred on pure white, filling 85 % of a square (marketplace main image)."""
+    a = cutout[..., 3] > 8
+    rows, cols = np.flatnonzero(a.any(axis=1)), np.flatnonzero(a.any(axis=0))
+    sub = cutout[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    k = SILO_FILL * size / max(sub.shape[:2])
+    w, h = max(1, round(sub.shape[1] * k)), max(1, round(sub.shape[0] * k))
+    alpha = sub[..., 3:].astype(np.float32) / 255.0
+    premult = np.dstack([sub[..., :3].astype(np.float32) * alpha, alpha])
+    interp = cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC
+    scaled = np.asarray(cv2.resize(premult, (w, h), interpolation=interp), np.float32)
+    al = np.clip(scaled[..., 3:], 0.0, 1.0)
+    canvas = np.full((size, size, 3), 255.0, np.float32)
+    x, y = (size - w) // 2, (size - h) // 2
+    region = canvas[y : y + h, x : x + w]
+    region[:] = np.clip(scaled[..., :3], 0.0, 255.0) + region * (1.0 - al)
+    pixels = np.asarray(np.clip(canvas + 0.5, 0, 255), np.uint8)
+    return OutputImage(pixels, label="silo", data={"width": size, "height": size})
+
+
+@dataclass(frozen=True)
+class AssetCollectionKind:
+    scenes: MultiImageEngine
+    ads: Engine
+    load_input: Callable[[str], DecodedImage]
+    scene_size: int
+    result_format: str = "jpeg"
+    subject: str = "product"
+
+    def plan(self, claim: Claim) -> list[PlannedImage]:
+        image = work_size(self.load_input(claim.input_key).pixels)
+        self.ads.load()
+        self.scenes.load()
+        cutout, _ = cut_out(image)
+        params = ScenesParams(
+            num_scenes=COLLECTION_SCENES,
+            category=normalise_category(claim.category),
+            seed=claim.seed,
+            size=self.scene_size,
+        )
+        scenes = self.scenes.plan(EngineInputs(image), params)
+        planned = [PlannedImage(i, f"scene:{s.label}", s.render, 1) for i, s in enumerate(scenes)]
+        planned.append(PlannedImage(COLLECTION_SCENES, "silo", partial(silo, cutout), 1))
+        description = str(claim.params.get("description") or "")
+        headline = shorten(caption_templates.first_sentence(description), 60) if description else ""
+        copy = AdCopy(headline=headline or claim.category.capitalize(), cta="Shop now")
+        for j, (platform, style) in enumerate(COLLECTION_ADS):
+            planned.append(
+                PlannedImage(
+                    COLLECTION_SCENES + 1 + j,
+                    f"ad:{platform}",
+                    partial(_ad_output, cutout, platform, style, copy),
+                    1,
+                )
+            )
+        return planned
+
+    def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
+        return None
