@@ -235,6 +235,11 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     ):
         app.include_router(router)
 
+    # The web dashboard at /app (static; left out of the OpenAPI document).
+    from pixelmill.web import routes as web
+
+    web.mount(app)
+
     @app.get("/healthz", tags=["operations"])
     def healthz() -> dict[str, str]:
         """The process is up."""
