@@ -207,8 +207,9 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     _install_error_handlers(app)
 
     from pixelmill.api import files, free_tools, process, v1
+    from pixelmill.api.app_surface import ads as app_ads
     from pixelmill.api.app_surface import auth, avatars, credits, tryon
-    from pixelmill.api.v2 import account, processing
+    from pixelmill.api.v2 import account, adpack, processing
     from pixelmill.api.v2 import batches as v2_batches
     from pixelmill.api.v2 import generation as v2_generation
     from pixelmill.api.v2 import jobs as v2_jobs
@@ -219,6 +220,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         auth.router,
         credits.router,
         tryon.router,
+        app_ads.router,
         avatars.router,
         process.router,
         v1.router,
@@ -227,6 +229,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         v2_library.router,
         v2_library.files_router,
         v2_generation.router,
+        adpack.router,
         v2_jobs.router,
         v2_batches.router,
         v2_webhooks.router,

@@ -10,6 +10,14 @@ from collections.abc import Callable
 from functools import partial
 
 from pixelmill import idempotency
+from pixelmill.advertising.kinds import (
+    AD_PACK_KIND,
+    ASSET_COLLECTION_KIND,
+    AdPackKind,
+    AssetCollectionKind,
+    ugc_video,
+    video_available,
+)
 from pixelmill.config import Settings
 from pixelmill.engines.base import MultiImageEngine
 from pixelmill.generation.avatars import AvatarKind
@@ -52,6 +60,19 @@ def job_runner(res: Resources) -> JobRunner:
     for kind in PEOPLE_KINDS:
         if CATALOG[kind].engine in res.engines:
             kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
+    if CATALOG["ad"].engine in res.engines:
+        ads = res.engines[CATALOG["ad"].engine]
+        kinds[AD_PACK_KIND] = AdPackKind(
+            scenes=scenes.engine,
+            ads=ads,
+            limits=res.inputs.limits(),
+            allow_loopback=res.settings.allow_loopback_urls,
+            scene_size=res.settings.scene_size,
+            video=ugc_video if video_available() else None,
+        )
+        kinds[ASSET_COLLECTION_KIND] = AssetCollectionKind(
+            scenes=scenes.engine, ads=ads, load_input=load_input, scene_size=res.settings.scene_size
+        )
     return JobRunner(
         backends=res.jobs,
         kinds=kinds,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pixelmill.engines.ads import AdEngine
 from pixelmill.engines.analyze import AnalyzeEngine
 from pixelmill.engines.avatar import GuidedAvatarEngine, ReferenceAvatarEngine
 from pixelmill.engines.background import BackgroundRemovalEngine, MakeTransparentEngine
@@ -46,5 +47,6 @@ def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
         ReferenceAvatarEngine(),
         ProductPhotoEngine(),
         TryOnEngine(),
+        AdEngine(),
     ]
     return {e.name: e for e in engines}

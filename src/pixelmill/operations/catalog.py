@@ -75,5 +75,7 @@ CATALOG: dict[str, Operation] = {
         Operation("avatar_reference", "avatar_reference", _per_output("avatar"), "png"),
         Operation("product_photo", "product_photo", _per_output("product_photo"), "jpeg"),
         Operation("tryon", "tryon", _per_output("tryon"), "jpeg"),
+        # Platform ads (JWT generate-ai-ad): free; the ad pack prices its parts itself.
+        Operation("ad", "ad", lambda _params: 0, "jpeg"),
     )
 }
