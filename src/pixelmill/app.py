@@ -209,17 +209,20 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     from pixelmill.api import files, free_tools, process, v1
     from pixelmill.api.app_surface import ads as app_ads
     from pixelmill.api.app_surface import auth, avatars, credits, tryon
+    from pixelmill.api.app_surface import marketing as app_marketing
     from pixelmill.api.v2 import account, adpack, processing
     from pixelmill.api.v2 import batches as v2_batches
     from pixelmill.api.v2 import generation as v2_generation
     from pixelmill.api.v2 import jobs as v2_jobs
     from pixelmill.api.v2 import library as v2_library
+    from pixelmill.api.v2 import marketing as v2_marketing
     from pixelmill.api.v2 import webhooks as v2_webhooks
 
     for router in (
         auth.router,
         credits.router,
         tryon.router,
+        app_marketing.router,
         app_ads.router,
         avatars.router,
         process.router,
@@ -229,6 +232,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         v2_library.router,
         v2_library.files_router,
         v2_generation.router,
+        v2_marketing.router,
         adpack.router,
         v2_jobs.router,
         v2_batches.router,

@@ -27,6 +27,8 @@ from pixelmill.jobs import tasks as job_tasks
 from pixelmill.jobs.runner import JobKind, JobRunner, ScenesKind
 from pixelmill.library import tasks as library_tasks
 from pixelmill.library.images import load_image
+from pixelmill.marketing.kinds import VideoKind
+from pixelmill.marketing.service import VIDEO_KIND
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.resources import Resources, build_resources
@@ -60,6 +62,7 @@ def job_runner(res: Resources) -> JobRunner:
     for kind in PEOPLE_KINDS:
         if CATALOG[kind].engine in res.engines:
             kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
+    kinds[VIDEO_KIND] = VideoKind(load_input)
     if CATALOG["ad"].engine in res.engines:
         ads = res.engines[CATALOG["ad"].engine]
         kinds[AD_PACK_KIND] = AdPackKind(

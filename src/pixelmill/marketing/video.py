@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from pixelmill.engines.base import EngineError, ImageArray, OutputFile
-from pixelmill.engines.speech import SpeechError, synthesize
+from pixelmill.engines.speech import Speech, SpeechError, synthesize
 from pixelmill.engines.video import ASPECTS, EncodeError, render
 from pixelmill.marketing.scripts import DEFAULT_TONE, ScriptResult, count_words, write_script
 
@@ -49,6 +49,60 @@ def image_facts(image: ImageArray) -> dict[str, Any]:
     return facts_from_analysis(analysis, guess_product_category(analysis))
 
 
+def speak(script: str) -> Speech:
+    """The script spoken by the voice (raises :class:`EngineError` for an unusable script)."""
+    text = " ".join(script.split())
+    if count_words(text) > MAX_SCRIPT_WORDS:
+        raise EngineError(f"the script is too long (more than {MAX_SCRIPT_WORDS} words)")
+    try:
+        return synthesize(text)
+    except SpeechError as exc:
+        raise EngineError(str(exc)) from exc
+
+
+def render_spoken(
+    image: ImageArray,
+    speech: Speech,
+    script: str,
+    *,
+    aspect: str = "9:16",
+    subtitles: bool = False,
+    seed: int = 0,
+) -> OutputFile:
+    """The MP4 of ``image`` with ``speech`` (of ``script``) over it."""
+    if aspect not in ASPECTS:
+        raise EngineError(f"aspect must be one of {', '.join(ASPECTS)}")
+    started = time.perf_counter()
+    try:
+        video = render(image, speech, aspect=aspect, subtitles=subtitles, seed=seed)
+    except (EncodeError, ValueError) as exc:
+        raise EngineError(f"the video could not be made: {exc}") from exc
+    done = time.perf_counter()
+    text = " ".join(script.split())
+    data: dict[str, Any] = {
+        "duration_seconds": round(video.duration, 2),
+        "speech_seconds": round(speech.duration, 2),
+        "script": text,
+        "word_count": count_words(text),
+        "aspect": aspect,
+        "width": video.width,
+        "height": video.height,
+        "fps": video.fps,
+        "subtitles": subtitles,
+        "mode": video.mode,
+        "method": video.method,
+        "voice": speech.method,
+        "timings": {
+            "speech_s": round(sum(speech.timings.values()), 3),
+            "video_s": round(done - started, 3),
+            **video.stats,
+        },
+    }
+    return OutputFile(
+        content=video.data, content_type="video/mp4", extension="mp4", label="video", data=data
+    )
+
+
 def render_video(
     image: ImageArray,
     script: str,
@@ -64,7 +118,6 @@ def render_video(
     """An MP4 of ``image`` with ``script`` spoken over it (a face talks; a product gets camera
     moves). An empty ``script`` is written first for ``duration_seconds`` in ``tone``. Raises
     :class:`EngineError` for input that cannot be made into a video."""
-    started = time.perf_counter()
     if aspect not in ASPECTS:
         raise EngineError(f"aspect must be one of {', '.join(ASPECTS)}")
     written: ScriptResult | None = None
@@ -82,47 +135,9 @@ def render_video(
         except ValueError as exc:
             raise EngineError(str(exc)) from exc
         text = written.script
-    if count_words(text) > MAX_SCRIPT_WORDS:
-        raise EngineError(f"the script is too long (more than {MAX_SCRIPT_WORDS} words)")
-    scripted = time.perf_counter()
-    try:
-        speech = synthesize(text)
-    except SpeechError as exc:
-        raise EngineError(str(exc)) from exc
-    spoken = time.perf_counter()
-    try:
-        video = render(image, speech, aspect=aspect, subtitles=subtitles, seed=seed)
-    except (EncodeError, ValueError) as exc:
-        raise EngineError(f"the video could not be made: {exc}") from exc
-    done = time.perf_counter()
-    data: dict[str, Any] = {
-        "duration_seconds": round(video.duration, 2),
-        "speech_seconds": round(speech.duration, 2),
-        "script": text,
-        "script_written": written is not None,
-        "word_count": count_words(text),
-        "aspect": aspect,
-        "width": video.width,
-        "height": video.height,
-        "fps": video.fps,
-        "subtitles": subtitles,
-        "mode": video.mode,
-        "method": video.method,
-        "voice": speech.method,
-        "timings": {
-            "script_s": round(scripted - started, 3),
-            "speech_s": round(spoken - scripted, 3),
-            "video_s": round(done - spoken, 3),
-            **video.stats,
-        },
-    }
+    output = render_spoken(image, speak(text), text, aspect=aspect, subtitles=subtitles, seed=seed)
+    output.data["script_written"] = written is not None
     if written is not None:
-        data["script_method"] = written.details["method"]
-        data["product_name"] = written.product_name
-    return OutputFile(
-        content=video.data,
-        content_type="video/mp4",
-        extension="mp4",
-        label="video",
-        data=data,
-    )
+        output.data["script_method"] = written.details["method"]
+        output.data["product_name"] = written.product_name
+    return output

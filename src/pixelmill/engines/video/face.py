@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime import faces
 from pixelmill.engines.runtime.mediapipe import Graph
 
 F32 = npt.NDArray[np.float32]
@@ -62,7 +63,7 @@ EYES = ((33, 133, 159, 145, 105), (263, 362, 386, 374, 334))
 
 MIN_FACE_FRACTION = 0.06
 """Faces narrower than this share of the image's short side are too small to animate."""
-MOUTH_OPEN = 0.17
+MOUTH_OPEN = 0.13
 """Largest jaw drop, as a share of the mouth's width."""
 
 
@@ -98,18 +99,50 @@ class Landmarks:
         return Landmarks(pts.astype(np.float32))
 
 
-def find_face(rgb: ImageArray) -> Landmarks | None:
-    """The most prominent face's mesh, or None (no face, or too small to animate)."""
+def _mesh(rgb: ImageArray) -> F32 | None:
+    """Face-mesh points (pixels of ``rgb``) of the most prominent face, or None."""
     h, w = rgb.shape[:2]
-    scale = min(1.0, 1280 / max(h, w))
-    small = cv2.resize(rgb, (round(w * scale), round(h * scale))) if scale < 1 else rgb
-    result = FACE_MESH.process(np.ascontiguousarray(small))
+    result = FACE_MESH.process(np.ascontiguousarray(rgb))
     faces = getattr(result, "multi_face_landmarks", None)
     if not faces:
         return None
-    pts = np.asarray([(lm.x * w, lm.y * h) for lm in faces[0].landmark], dtype=np.float32)
+    return np.asarray([(lm.x * w, lm.y * h) for lm in faces[0].landmark], dtype=np.float32)
+
+
+def find_face(rgb: ImageArray) -> Landmarks | None:
+    """The most prominent face's mesh, or None (no face, or too small to animate). The face
+    is found first by MediaPipe's full-range detector; the mesh then runs on a square crop
+    around it (its own detector only sees faces that fill much of the frame)."""
+    h, w = rgb.shape[:2]
+    found = faces.detect_faces(rgb)
+    pts: F32 | None = None
+    if found:
+        box = max(found, key=lambda f: f.area)
+        side = 2.4 * max(box.w, box.h)
+        cx, cy = box.x + box.w / 2, box.y + box.h / 2
+        x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
+        x1, y1 = int(min(w, cx + side / 2)), int(min(h, cy + side / 2))
+        crop = rgb[y0:y1, x0:x1]
+        scale = min(1.0, 768 / max(crop.shape[:2]))
+        if scale < 1.0:
+            size = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
+            crop = np.asarray(cv2.resize(crop, size), dtype=np.uint8)
+        local = _mesh(crop)
+        if local is not None:
+            pts = (local / scale + np.asarray([x0, y0], np.float32)).astype(np.float32)
+    if pts is None:
+        scale = min(1.0, 1280 / max(h, w))
+        small = (
+            np.asarray(cv2.resize(rgb, (round(w * scale), round(h * scale))), dtype=np.uint8)
+            if scale < 1
+            else rgb
+        )
+        local = _mesh(small)
+        if local is None:
+            return None
+        pts = (local / scale).astype(np.float32)
     marks = Landmarks(pts)
-    if marks.width < MIN_FACE_FRACTION * min(h, w):
+    if marks.width < MIN_FACE_FRACTION * min(h, w) or marks.width < 40:
         return None
     return marks
 
@@ -143,6 +176,7 @@ class FaceRig:
     cavity: npt.NDArray[np.float32]
     """Mouth-interior colour (RGB float) per ROI pixel."""
     teeth: npt.NDArray[np.float32]
+    teeth_alpha: float
 
 
 def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
@@ -153,7 +187,6 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
     forehead = marks.p(FOREHEAD)
     face_h = float(np.hypot(chin[0] - forehead[0], chin[1] - forehead[1]))
     cx = (pts[MOUTH_LEFT, 0] + pts[MOUTH_RIGHT, 0]) / 2
-    mouth_w = float(abs(pts[MOUTH_RIGHT, 0] - pts[MOUTH_LEFT, 0]))
     head_c = ((forehead[0] + chin[0]) / 2, (forehead[1] + chin[1]) / 2 - 0.1 * face_h)
     rx, ry = 0.8 * face_w, 0.8 * face_h
     x0 = int(max(0, head_c[0] - 1.7 * rx))
@@ -162,10 +195,15 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
     y1 = int(min(h, head_c[1] + 1.7 * ry))
     gx, gy = np.meshgrid(np.arange(x0, x1, dtype=np.float32), np.arange(y0, y1, dtype=np.float32))
 
-    # the lip seam: midway between the inner upper and lower lip contours
+    # the lip seam: where the lips meet (closed mouth: midway between the inner contours) or,
+    # for a mouth that already shows teeth, the lower inner lip, so the lower lip and jaw drop
+    # away from the teeth instead of splitting them
     upper = pts[list(UPPER_INNER)]
     lower = pts[list(LOWER_INNER)]
-    seam = (upper + lower) / 2
+    mouth_w = float(abs(pts[MOUTH_RIGHT, 0] - pts[MOUTH_LEFT, 0]))
+    gap0 = float(pts[14, 1] - pts[13, 1])
+    already_open = gap0 > 0.08 * mouth_w
+    seam = lower - np.asarray([0.0, 1.0], np.float32) if already_open else (upper + lower) / 2
     order = np.argsort(seam[:, 0])
     seam_y = np.interp(gx[0], seam[order, 0], seam[order, 1]).astype(np.float32)
     seam_d = gy - seam_y[None, :]
@@ -174,18 +212,21 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
 
     half = mouth_w / 2
     dx = np.abs(gx - cx)
-    outside = _smoothstep(0.8 * half, 1.5 * half, dx)
-    mouth_in = 1.0 - _smoothstep(0.85 * half, 1.0 * half, dx)
-    ramp_len = 1.0 + outside * 0.6 * jaw_len
-    ramp = np.clip(seam_d / ramp_len, 0.0, 1.0)
+    outside = _smoothstep(0.7 * half, 1.3 * half, dx)
+    mouth_in = 1.0 - _smoothstep(0.8 * half, 1.0 * half, dx)
+    lens = np.clip(1.0 - (dx / (0.98 * half)) ** 2, 0.0, 1.0) ** 0.55
+    below_seam = (seam_d >= 0).astype(np.float32)
+    deeper = np.clip(seam_d / (0.45 * jaw_len), 0.0, 1.0)
+    inner = below_seam * (lens + (1.0 - lens) * deeper)
+    outer = np.clip(seam_d / (0.6 * jaw_len), 0.0, 1.0)
     jaw_half = max(half * 1.3, float(abs(pts[JAW_RIGHT, 0] - pts[JAW_LEFT, 0])) / 2)
     across = 1.0 - _smoothstep(0.75 * jaw_half, 1.25 * jaw_half, dx)
     below = 1.0 - _smoothstep(chin[1] - seam0, chin[1] - seam0 + 0.9 * jaw_len, seam_d)
-    jaw = (ramp * across * below).astype(np.float32)
+    jaw = ((inner * (1.0 - outside) + outer * outside) * across * below).astype(np.float32)
 
     lip_h = max(2.0, seam0 - float(pts[UPPER_OUTER, 1]))
     lift_prof = np.clip(1.0 + seam_d / (1.6 * lip_h), 0.0, 1.0) * (seam_d < 0)
-    lift = (-0.25 * lift_prof * (1.0 - outside)).astype(np.float32)
+    lift = (-0.2 * lift_prof * (1.0 - outside) * (not already_open)).astype(np.float32)
 
     eyes: list[tuple[F32, float]] = []
     for outer_i, inner_i, up_i, low_i, brow_i in EYES:
@@ -206,25 +247,32 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
     ell = ((gx - head_c[0]) / rx) ** 2 + ((gy - head_c[1]) / ry) ** 2
     head = (1.0 - _smoothstep(1.0, 2.6, np.sqrt(ell).astype(np.float32))).astype(np.float32)
 
-    # mouth interior: the lip colour, much darker, darkest in the middle
+    # mouth interior: a dark, warm shade: the darkest part of a mouth that is already open,
+    # else the lip colour much darkened; darkest in the middle
     lips = cv2.fillPoly(np.zeros((h, w), np.uint8), [pts[list(OUTER_LIPS)].astype(np.int32)], 1)
-    lip_pixels = frame[lips > 0]
+    lip_pixels = frame[lips > 0].astype(np.float32)
     lip_rgb = (
-        np.median(lip_pixels, axis=0).astype(np.float32)
-        if len(lip_pixels)
-        else np.asarray([150, 80, 80], np.float32)
+        np.median(lip_pixels, axis=0) if len(lip_pixels) else np.asarray([150, 80, 80], np.float32)
     )
+    inside = cv2.fillPoly(
+        np.zeros((h, w), np.uint8), [np.concatenate([upper, lower[::-1]]).astype(np.int32)], 1
+    )
+    inner_pixels = frame[inside > 0].astype(np.float32)
+    if already_open and len(inner_pixels) > 20:
+        luma = inner_pixels.mean(axis=1)
+        dark_rgb = inner_pixels[luma <= np.percentile(luma, 15)].mean(axis=0)
+        dark_rgb = np.minimum(dark_rgb, lip_rgb * 0.45)
+    else:
+        dark_rgb = lip_rgb * 0.38
     depth = np.clip(1.0 - dx / max(half, 1.0), 0.0, 1.0)[..., None]
-    dark = lip_rgb * 0.32
-    darker = lip_rgb * 0.12
-    cavity = (dark * (1 - depth) + darker * depth).astype(np.float32)
+    cavity = (dark_rgb * (1 - 0.45 * depth)).astype(np.float32)
     skin = frame[
         int(max(0, chin[1] - 0.5 * jaw_len)) : int(chin[1]), int(cx - half) : int(cx + half)
     ]
     brightness = float(skin.mean()) / 255.0 if skin.size else 0.6
-    teeth = np.full(3, 0, np.float32) + np.asarray([228, 222, 212], np.float32) * min(
-        1.0, 0.55 + 0.5 * brightness
-    )
+    teeth = np.asarray([222, 214, 204], np.float32) * min(1.0, 0.5 + 0.5 * brightness)
+    if already_open:
+        teeth = teeth * 0  # the photo's own teeth stay above the gap
 
     return FaceRig(
         roi=(x0, y0, x1, y1),
@@ -240,6 +288,7 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
         mouth_width=mouth_w,
         cavity=cavity,
         teeth=teeth,
+        teeth_alpha=0.0 if already_open else 0.4,
     )
 
 
@@ -278,9 +327,9 @@ def animate(
         if float(gap.max()) > 0:
             # a faint band of upper teeth in the top third of the gap once it is wide enough
             teeth_w = np.clip(1.0 - rig.seam_d / (0.35 * max(drop, 1.0)), 0.0, 1.0)
-            teeth_w = teeth_w * (rig.seam_d >= 0) * min(1.0, drop / 6.0) * 0.55
+            teeth_w = teeth_w * (rig.seam_d >= 0) * min(1.0, drop / 6.0) * rig.teeth_alpha
             fill = rig.cavity * (1 - teeth_w[..., None]) + rig.teeth * teeth_w[..., None]
-            g = cv2.GaussianBlur(gap.astype(np.float32), (3, 3), 0)[..., None]
+            g = 0.92 * cv2.GaussianBlur(gap.astype(np.float32), (3, 3), 0)[..., None]
             warped = (warped.astype(np.float32) * (1 - g) + fill * g).astype(np.uint8)
     out[y0:y1, x0:x1] = warped
     return out

@@ -1,0 +1,62 @@
+"""The ``video`` job kind: one planned MP4. The plan loads the image, writes the script when
+the job has none (facts from the analysis engine) and speaks it, so an unusable script fails
+the job with its reason before anything is rendered; the render makes and encodes the video.
+What the video is (duration, script, method) is merged into the job's params when stored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from pixelmill.db.models import Job
+from pixelmill.engines.base import OutputFile, PlannedFile
+from pixelmill.imaging import DecodedImage
+from pixelmill.jobs.runner import Rendered
+from pixelmill.jobs.service import Claim
+from pixelmill.marketing.video import render_spoken, script_for, speak
+
+
+@dataclass(frozen=True)
+class VideoKind:
+    load_input: Callable[[str], DecodedImage]
+    result_format: str = "jpeg"
+    subject: str = "image"
+
+    def plan(self, claim: Claim) -> list[PlannedFile]:
+        p = claim.params
+        image = self.load_input(claim.input_key).pixels
+        script = " ".join(str(p.get("script") or "").split())
+        written: dict[str, Any] = {}
+        if not script:
+            result = script_for(
+                image,
+                duration_seconds=int(p.get("duration") or 5),
+                tone=str(p.get("tone") or "enthusiastic"),
+                product_name=p.get("product_name"),
+                seed=claim.seed,
+            )
+            script = result.script
+            written = {"script_written": True, "script_method": result.details["method"]}
+        speech = speak(script)
+
+        def render() -> OutputFile:
+            out = render_spoken(
+                image,
+                speech,
+                script,
+                aspect=str(p.get("aspect") or "9:16"),
+                subtitles=bool(p.get("subtitles")),
+                seed=claim.seed,
+            )
+            out.data.update(written)
+            return out
+
+        return [PlannedFile(0, "video", render, price=claim.unit_price)]
+
+    def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
+        params = {**claim.params, "video": rendered.output.data}
+        session.execute(update(Job).where(Job.id == claim.job_id).values(params=params))
