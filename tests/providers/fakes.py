@@ -91,6 +91,12 @@ async def record(fake: Fake, request: Request) -> Seen:
 
 async def failure(fake: Fake, key: str) -> Response | None:
     """The failure the mode asks for, if any (``slow`` sleeps past the client's deadline)."""
+    if fake.mode == "401":
+        # OpenAI's 401 echoes part of the key it was sent.
+        return JSONResponse(
+            {"error": {"message": "Incorrect API key provided: sk-test-ne*****6789."}},
+            status_code=401,
+        )
     if fake.mode == "500":
         return JSONResponse({"error": {"message": "internal failure"}}, status_code=500)
     if fake.mode == "slow":

@@ -6,8 +6,10 @@ once); with ``error`` the caller gets a clear 502/503 and the credits come back.
 from __future__ import annotations
 
 import base64
+import io
 
 import pytest
+from PIL import Image
 
 from tests.images import encode, photo_rgb
 from tests.providers.conftest import RoutedApp, consistent_balance
@@ -124,3 +126,46 @@ def test_replicate_failed_prediction_with_error_fallback(routed_app: RoutedApp) 
     assert create.json["version"] == "42fed1c4"
     assert set(create.json["input"]) == {"image", "scale"}
     assert create.json["input"]["scale"] == 2
+
+
+def test_a_rejected_key_is_a_502_that_shows_no_key(routed_app: RoutedApp) -> None:
+    with (
+        serve("openai") as fake,
+        routed_app(
+            routes={"image_to_image": ROUTE},
+            openai_base_url=f"{fake.url}/v1",
+            openai_api_key="sk-test-never-shown-0123456789",
+            provider_fallback="error",
+        ) as (client, res),
+    ):
+        fake.mode = "401"
+        acct = make_account(res, credits=5)
+        r = _post(client, acct, prompt="add snow")
+        assert r.status_code == 502, r.text
+        assert "HTTP 401" in r.json()["detail"] and "Incorrect API key" in r.json()["detail"]
+        assert "sk-test" not in r.text and "6789" not in r.text
+        assert consistent_balance(res, acct.id) == 5
+    assert len(fake.seen) == 1  # a 401 is not retried
+
+
+def test_large_inputs_are_sent_scaled_down(routed_app: RoutedApp) -> None:
+    with (
+        serve("openai") as fake,
+        routed_app(
+            routes={"analyze": "openai:gpt-4o-mini", "image_to_image": ROUTE},
+            openai_base_url=f"{fake.url}/v1",
+        ) as (client, res),
+    ):
+        acct = make_account(res, credits=10)
+        big = base64.b64encode(encode(photo_rgb(2600, 1300))).decode()
+        for path, body in (("analyze", {}), ("image-to-image", {"prompt": "add snow"})):
+            r = client.post(
+                f"/api/v2/{path}", json={"image_base64": big, **body}, headers=acct.key_headers
+            )
+            assert r.status_code == 200, r.text
+    chat, edits = fake.seen
+    url = chat.json["messages"][1]["content"][1]["image_url"]["url"]
+    with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as im:
+        assert im.size == (1024, 512)
+    with Image.open(io.BytesIO(edits.files["image"][0][2])) as im:
+        assert im.size == (2048, 1024)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar, Literal
 
+import cv2
 import numpy as np
 from PIL import Image
 from pydantic import BaseModel, Field
@@ -101,8 +102,27 @@ class Backends:
                 lazy.get().close()
 
 
-def png_bytes(pixels: ImageArray) -> bytes:
-    return encode_image(pixels, "png")
+VISION_SIDE = 1024
+"""Images sent to a vision-language model are at most this long (hosted models scale larger ones
+down themselves, and pay per pixel tile)."""
+
+IMAGE_SIDE = 2048
+"""Images sent to an image model are at most this long (upload limits; models work below it)."""
+
+
+def limit(pixels: ImageArray, max_side: int) -> ImageArray:
+    """``pixels`` scaled down (area average) to ``max_side`` on the long side, if larger."""
+    h, w = pixels.shape[:2]
+    if max(h, w) <= max_side:
+        return pixels
+    f = max_side / max(h, w)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    return np.asarray(cv2.resize(pixels, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def png_bytes(pixels: ImageArray, max_side: int | None = None) -> bytes:
+    """``pixels`` as PNG (scaled down to ``max_side`` on the long side when given)."""
+    return encode_image(pixels if max_side is None else limit(pixels, max_side), "png")
 
 
 def decode_output(data: bytes, provider: str, max_pixels: int) -> ImageArray:
@@ -206,7 +226,7 @@ class VisionAnalyzeEngine(RoutedEngine):
                 ANALYZE_INSTRUCTIONS.format(schema=schema_hint(VisionAnalysis)),
                 "Analyse this image.",
                 VisionAnalysis,
-                image_png=png_bytes(inputs.image),
+                image_png=png_bytes(inputs.image, VISION_SIDE),
                 cancel=self.backends.cancel,
             )
         except ProviderFailure as exc:
@@ -257,7 +277,7 @@ class VisionPromptEngine(RoutedEngine):
             PROMPT_INSTRUCTIONS.format(schema=schema_hint(VisionPrompts)),
             "Write the prompts for this image.",
             VisionPrompts,
-            image_png=png_bytes(inputs.image),
+            image_png=png_bytes(inputs.image, VISION_SIDE),
             cancel=self.backends.cancel,
         )
         h, w = inputs.image.shape[:2]
@@ -328,7 +348,7 @@ class ImageEngine(RoutedEngine):
 
     def _provider_run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
         route, backends = self.route, self.backends
-        image = inputs.image
+        image = limit(inputs.image, IMAGE_SIDE)  # the mask is made at the size sent
         prompt = self._prompt(params)
         seed = int(getattr(params, "seed", 0) or 0)
         sent: list[str] = ["image"]
@@ -405,9 +425,11 @@ class TryOnRoutedEngine(RoutedEngine):
             replicate = backends.get_replicate()
             values = {
                 "human_img": replicate.file_input(
-                    png_bytes(inputs.image), "image/png", backends.cancel
+                    png_bytes(inputs.image, IMAGE_SIDE), "image/png", backends.cancel
                 ),
-                "garm_img": replicate.file_input(png_bytes(garment), "image/png", backends.cancel),
+                "garm_img": replicate.file_input(
+                    png_bytes(garment, IMAGE_SIDE), "image/png", backends.cancel
+                ),
                 "garment_des": description,
                 "seed": seed,
             }
@@ -416,7 +438,10 @@ class TryOnRoutedEngine(RoutedEngine):
         else:
             data = backends.get_comfyui().run(
                 route.model,
-                {"image": png_bytes(inputs.image), "garment": png_bytes(garment)},
+                {
+                    "image": png_bytes(inputs.image, IMAGE_SIDE),
+                    "garment": png_bytes(garment, IMAGE_SIDE),
+                },
                 {"prompt": description, "negative_prompt": "", "seed": seed},
                 backends.cancel,
             )[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import email.utils
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -182,6 +183,9 @@ class ProviderHttp:
             timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
         )
         self._output_hosts = tuple(h.lower() for h in output_hosts)
+        self._secrets = tuple(
+            v.split(" ", 1)[-1] for k, v in (headers or {}).items() if k.lower() == "authorization"
+        )
         self._slots = threading.BoundedSemaphore(self.policy.concurrency)
 
     def close(self) -> None:
@@ -260,7 +264,7 @@ class ProviderHttp:
             ) from None
         if response.is_success:
             return response
-        summary = _summary(response)
+        summary = redact(_summary(response), self._secrets)
         if response.status_code in RETRY_STATUSES:
             raise RetryableFailure(
                 self.provider,
@@ -324,6 +328,19 @@ class ProviderHttp:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+_KEYLIKE = re.compile(r"\b(?:sk|r8|pk|rk)[-_][A-Za-z0-9*_\-.]{3,}")
+"""Strings shaped like API keys (OpenAI ``sk-...``, Replicate ``r8_...``), masked or not: a
+provider's 401 message may echo part of the key it was sent."""
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` without the configured secrets and without anything shaped like a key."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return _KEYLIKE.sub("[redacted]", text)
+
+
 def _summary(response: httpx.Response) -> str:
     """A short, key-free excerpt of an error answer (its ``error.message`` when JSON)."""
     text = ""
@@ -337,4 +354,4 @@ def _summary(response: httpx.Response) -> str:
             err = err.get("message") or err.get("type")
         if isinstance(err, str):
             text = err
-    return f": {text[:200]}" if text else ""
+    return f": {redact(text)[:200]}" if text else ""
