@@ -113,9 +113,26 @@ export async function overviewPage() {
     hasKey ? h("p.muted", "Loading your history…") : keyNeeded(() => location.reload()),
   );
   if (hasKey) {
-    api("/api/v1/history?limit=100")
-      .then((hist) => {
-        const recent = hist.items.slice(0, 6);
+    // Credits are spent by processing (the history) and by jobs (scene jobs, batches).
+    Promise.all([api("/api/v1/history?limit=100"), api("/api/v2/jobs?limit=100")])
+      .then(([hist, jobs]) => {
+        const spent = [
+          ...hist.items.map((it) => ({
+            what: title(it.operation),
+            status: it.status,
+            credits_used: it.credits_used,
+            created_at: it.created_at,
+            href: "#/history",
+          })),
+          ...jobs.map((j) => ({
+            what: `${title(j.type)} job`,
+            status: j.status,
+            credits_used: j.credits_used,
+            created_at: j.created_at,
+            href: `#/jobs/${j.job_id}`,
+          })),
+        ].sort((a, b) => new Date(b.created_at) - new Date(a.created_at));
+        const recent = spent.slice(0, 6);
         clear(
           usage,
           h(
@@ -123,14 +140,14 @@ export async function overviewPage() {
             h("h2", { id: "usage-h" }, "Usage"),
             h("a", { href: "#/history" }, "Full history →"),
           ),
-          usageChart(hist.items),
+          usageChart(spent),
           recent.length
             ? h(
                 "ul.activity",
                 recent.map((it) =>
                   h(
                     "li",
-                    h("span.op", title(it.operation)),
+                    h("a.op", { href: it.href }, it.what),
                     badge(it.status),
                     h("span.muted", credits(it.credits_used)),
                     time(it.created_at),

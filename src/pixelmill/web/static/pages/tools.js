@@ -315,6 +315,7 @@ export async function toolPage({ params: [slug] }) {
   const before = h("div.pane-slot");
   const after = h("div.pane-slot");
   const outcome = h("div.outcome", { "aria-live": "polite" });
+  const compare = h("div.compare", before, after);
   clear(before, imagePanel("Before", null, "Your image appears here"));
   clear(after, imagePanel("After", null, "The result appears here"));
 
@@ -360,6 +361,7 @@ export async function toolPage({ params: [slug] }) {
         account.credits(out.credits_remaining);
         const d = out.details || {};
         const size = d.width ? `${d.width} × ${d.height} ${String(d.format || "").toUpperCase()}` : "";
+        compare.classList.toggle("data", !out.result_url);
         clear(
           after,
           out.result_url
@@ -402,7 +404,7 @@ export async function toolPage({ params: [slug] }) {
       h(
         "section.card.results",
         { "aria-label": "Before and after" },
-        h("div.compare", before, after),
+        compare,
         outcome,
       ),
     ),
