@@ -559,7 +559,8 @@ def _plan_region(
     shares = {"headline": 0.58, "tagline": 0.26, "cta": 0.16}
     total = sum(shares[r] for r in present) or 1.0
     items: list[_Item] = []
-    head_size = round(0.11 * unit)
+    tall = canvas[1] > 1.3 * canvas[0]
+    head_size = round((0.13 if tall else 0.11) * unit)
     for role in present:
         share = shares[role] / total
         box_h = max(12, round(rh * share * 0.86))
@@ -578,9 +579,8 @@ def _plan_region(
             head_size = fitted.size
             items.append(_Item(role, fitted, fitted.height))
         elif role == "tagline":
-            cap = (
-                round(min(0.55 * head_size, 0.052 * unit)) if copy.headline else round(0.06 * unit)
-            )
+            alone = "headline" not in present
+            cap = round(0.062 * unit) if alone else round(min(0.55 * head_size, 0.052 * unit))
             fitted = fit_text(
                 copy.tagline,
                 style.tagline_face,
@@ -652,7 +652,7 @@ def _set_region(
             else:
                 left = inner if align == "center" else (px, text_top, px + pw, inner[3])
                 block = set_text(
-                    sheet, "cta", item.fitted, left, text_top, "center", style.cta_fill(palette)
+                    sheet, "cta", item.fitted, left, text_top, align, style.cta_fill(palette)
                 )
                 ImageDraw.Draw(sheet.image).line(
                     (
