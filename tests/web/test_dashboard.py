@@ -141,7 +141,8 @@ def test_scene_job_reaches_completed(tab: Tab, live: Live, product_png: Path) ->
     status = page.get_by_test_id("job-status")
     expect(status).to_be_visible()
     tab.shot("job-started")
-    expect(status).to_have_text("completed", timeout=60_000)
+    # Under a busy machine the watch may wait for the free plan's next minute of requests.
+    expect(status).to_have_text("completed", timeout=120_000)
     expect(page.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "2")
     scenes = page.locator(".results-grid img")
     expect(scenes).to_have_count(2)

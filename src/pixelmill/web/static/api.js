@@ -265,11 +265,12 @@ export function sleep(ms, signal) {
 }
 
 /**
- * Poll `path` until `done(body)`; calls `onUpdate(body)` each time. Polls every 2 s at
- * first and slows to 8 s; when the account's per-minute bucket is nearly empty it waits for
- * the reset, and a 429 waits its Retry-After, so watching never uses up a small plan.
+ * Poll `path` until `done(body)`; calls `onUpdate(body)` each time. Polls every 2 s at first
+ * and slows to 8 s. The plan's per-minute budget is shared with everything else the person
+ * does, so when one request of the minute is left it waits for the reset (`onWait(seconds)`
+ * says so), and a 429 waits its Retry-After.
  */
-export async function poll(path, { done, onUpdate, signal }) {
+export async function poll(path, { done, onUpdate, onWait = () => {}, signal }) {
   let delay = 2000;
   for (;;) {
     if (signal?.aborted) return null;
@@ -279,17 +280,18 @@ export async function poll(path, { done, onUpdate, signal }) {
       if (done(body)) return body;
     } catch (e) {
       if (e.status === 429) {
-        onUpdate(null, e);
-        await sleep((e.retryAfter || 10) * 1000, signal);
+        const wait = e.retryAfter || 10;
+        onWait(wait);
+        await sleep(wait * 1000, signal);
         continue;
       }
       throw e;
     }
     let wait = delay;
-    // Keep a few requests of the minute for what the person does meanwhile.
-    if (rate.remaining !== null && rate.remaining <= 3 && rate.reset) {
+    if (rate.remaining !== null && rate.remaining <= 1 && rate.reset) {
       // The reset of the fullest bucket; a daily one could be hours away: check again in a minute.
       wait = Math.min(Math.max(wait, rate.reset * 1000 - Date.now() + 250), 61000);
+      if (wait > delay) onWait(Math.ceil(wait / 1000));
     }
     await sleep(wait, signal);
     delay = Math.min(8000, delay * 1.5);

@@ -42,7 +42,7 @@ function freshKeyCard() {
   const key = shown.key;
   return h(
     "section.card.fresh-key",
-    { "aria-labelledby": "fresh-key-h" },
+    { "aria-labelledby": "fresh-key-h", dataset: { reason: shown.reason } },
     h(
       "h2",
       { id: "fresh-key-h" },
@@ -104,6 +104,9 @@ function usageChart(items) {
 
 export async function overviewPage() {
   const [me, prices] = await Promise.all([account.me(30000), pricing()]);
+  const keyCard = freshKeyCard();
+  // A new account has spent nothing yet: no need to spend two requests of its plan to say so.
+  const isNew = keyCard !== null && keyCard.dataset.reason === "signup";
   const plan = prices.plans.find((p) => p.id === me.subscription_tier) || prices.plans[0];
   const hasKey = Boolean(session.apiKey());
   const usage = h("section.card.usage", { "aria-labelledby": "usage-h" });
@@ -112,7 +115,14 @@ export async function overviewPage() {
     h("h2", { id: "usage-h" }, "Usage"),
     hasKey ? h("p.muted", "Loading your history…") : keyNeeded(() => location.reload()),
   );
-  if (hasKey) {
+  if (isNew) {
+    clear(
+      usage,
+      h("h2", { id: "usage-h" }, "Usage"),
+      usageChart([]),
+      h("p.empty", "Nothing processed yet. ", h("a", { href: "#/tools" }, "Try a tool.")),
+    );
+  } else if (hasKey) {
     // Credits are spent by processing (the history) and by jobs (scene jobs, batches).
     Promise.all([api("/api/v1/history?limit=100"), api("/api/v2/jobs?limit=100")])
       .then(([hist, jobs]) => {
@@ -163,7 +173,7 @@ export async function overviewPage() {
   return h(
     "div.page",
     pageHead("Overview", `Signed in as ${me.email}`),
-    freshKeyCard(),
+    keyCard,
     h(
       "div.grid.stats",
       stat(

@@ -87,6 +87,15 @@ function listTable(columns, rows, empty) {
   );
 }
 
+/** What a watch says while it waits for the plan's request budget. */
+function waiter(note) {
+  return (seconds) => {
+    note.textContent =
+      `Your plan's requests for this minute are nearly used: ` +
+      `checking again in ${seconds} s.`;
+  };
+}
+
 // ---- jobs ---------------------------------------------------------------------------------
 
 export async function jobsPage() {
@@ -191,6 +200,7 @@ export async function jobPage({ params: [jobId], signal }) {
   const statusSlot = h("div.job-status", { "aria-live": "polite" });
   const results = h("div");
   const note = h("p.muted.small");
+  const onWait = waiter(note);
   const view = h(
     "div.page",
     pageHead(
@@ -201,11 +211,7 @@ export async function jobPage({ params: [jobId], signal }) {
     h("section.card", statusSlot, note),
     h("section.card", { "aria-labelledby": "res-h" }, h("h2", { id: "res-h" }, "Results"), results),
   );
-  function show(job, err) {
-    if (err) {
-      note.textContent = `Rate limited: checking again in ${err.retryAfter || 10} s.`;
-      return;
-    }
+  function show(job) {
     note.textContent = FINAL.has(job.status) ? "" : "Updating live…";
     const done = job.progress.completed + job.progress.failed;
     clear(
@@ -237,6 +243,7 @@ export async function jobPage({ params: [jobId], signal }) {
     poll(`/api/v2/jobs/${encodeURIComponent(jobId)}`, {
       done: (j) => FINAL.has(j.status),
       onUpdate: show,
+      onWait,
       signal,
     })
       .then((job) => {
@@ -340,6 +347,7 @@ export async function batchPage({ params: [batchId], signal }) {
   const statusSlot = h("div.job-status", { "aria-live": "polite" });
   const items = h("div");
   const note = h("p.muted.small");
+  const onWait = waiter(note);
   const cancel = h("button.btn.danger-ghost.small", { type: "button", hidden: true }, "Cancel batch");
   cancel.addEventListener(
     "click",
@@ -352,11 +360,7 @@ export async function batchPage({ params: [batchId], signal }) {
       }
     }),
   );
-  function show(b, err) {
-    if (err) {
-      note.textContent = `Rate limited: checking again in ${err.retryAfter || 10} s.`;
-      return;
-    }
+  function show(b) {
     const final = b.status === "completed";
     note.textContent = final ? "" : "Updating live…";
     cancel.hidden = final;
@@ -390,7 +394,7 @@ export async function batchPage({ params: [batchId], signal }) {
   const first = await api(path);
   show(first);
   if (first.status !== "completed") {
-    poll(path, { done: (b) => b.status === "completed", onUpdate: show, signal })
+    poll(path, { done: (b) => b.status === "completed", onUpdate: show, onWait, signal })
       .then((b) => {
         if (b) account.me(0).catch(() => {});
       })
