@@ -262,7 +262,7 @@ def render(
         method = FACE_METHOD
         frames = _face_frames(fitted, marks.moved(fitted.scale, fitted.offset), opening, rng, stats)
     else:
-        move = MOVES[rng.randrange(len(MOVES))]
+        move = MOVES[seed % len(MOVES)]
         mode = "product"
         frames = _product_frames(fitted, rgb, n, move, stats)
         method = PRODUCT_METHOD.format(move=move)
