@@ -113,6 +113,8 @@ class Style:
     shadow: float = 0.28
     rules: bool = False
     tint_disc: float = 0.0
+    halo: float = 0.0
+    """A soft light rim around the product (a dark product on a dark background)."""
 
 
 # ---- colour --------------------------------------------------------------------------------
@@ -205,8 +207,8 @@ def bg_elegant(h: int, w: int, p: Palette, product: Box) -> Float3:
 
 def bg_vibrant(h: int, w: int, p: Palette, product: Box) -> Float3:
     hue = p.accent_hsv[0]
-    a = _hsv_rgb(hue, 0.72, 0.93)
-    b = _hsv_rgb(hue + 0.11, 0.78, 0.78)
+    a = _hsv_rgb(hue, 0.72, 0.8)
+    b = _hsv_rgb(hue + 0.11, 0.78, 0.66)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     t = np.clip((xx / max(w, 1) + yy / max(h, 1)) / 2.0, 0.0, 1.0)
     return _mix(a, b, t)
@@ -214,7 +216,7 @@ def bg_vibrant(h: int, w: int, p: Palette, product: Box) -> Float3:
 
 def bg_dark(h: int, w: int, p: Palette, product: Box) -> Float3:
     t = _radial(h, w, _center(product), 0.7 * max(h, w))
-    glow = _hsv_rgb(p.accent_hsv[0], 0.25 if p.colourful else 0.05, 0.24)
+    glow = _hsv_rgb(p.accent_hsv[0], 0.25 if p.colourful else 0.05, 0.3)
     return _mix(glow, (12, 13, 16), t**0.8)
 
 
@@ -277,7 +279,7 @@ STYLES: dict[str, Style] = {
         Style(
             "dark",
             "sans-bold",
-            "sans-light",
+            "sans",
             "sans-bold",
             ink=lambda p: (245, 245, 245),
             sub_ink=lambda p: (200, 202, 208),
@@ -285,6 +287,7 @@ STYLES: dict[str, Style] = {
             cta="pill",
             cta_fill=_vivid,
             shadow=0.5,
+            halo=0.3,
         ),
     )
 }
@@ -372,6 +375,16 @@ def place_product(canvas: Float3, cutout: ImageArray, box: Box, style: Style) ->
         field = cv2.GaussianBlur(field, (0, 0), sigma)
         sx, sy = x - pad, y - pad + round(0.025 * ph)
         _darken(canvas, field * style.shadow, sx, sy)
+    if style.halo > 0:
+        sigma = max(2.0, 0.03 * max(pw, ph))
+        pad = int(3 * sigma)
+        glow = np.zeros((ph + 2 * pad, pw + 2 * pad), np.float32)
+        glow[pad : pad + ph, pad : pad + pw] = alpha
+        glow = cv2.GaussianBlur(glow, (0, 0), sigma) * style.halo
+        gx0, gy0 = max(0, x - pad), max(0, y - pad)
+        gx1, gy1 = min(W, x + pw + pad), min(H, y + ph + pad)
+        g = glow[gy0 - (y - pad) : gy1 - (y - pad), gx0 - (x - pad) : gx1 - (x - pad), None]
+        canvas[gy0:gy1, gx0:gx1] += (1.0 - canvas[gy0:gy1, gx0:gx1]) * g
     x0, y0 = max(0, x), max(0, y)
     x1, y1 = min(W, x + pw), min(H, y + ph)
     region = canvas[y0:y1, x0:x1]
@@ -573,7 +586,7 @@ def _plan_region(
                 box_h,
                 max_size=min(head_size, box_h),
                 min_size=round(0.03 * unit),
-                max_lines=3,
+                max_lines=4 if tall else 3,
                 tracking=style.headline_tracking,
             )
             head_size = fitted.size
@@ -689,8 +702,9 @@ def _price_badge(
     r = round(max(fitted.width * 0.62 + 0.03 * unit, 0.075 * unit))
     # At the product's top right corner, kept inside the product's region so it never
     # covers text (whose contrast was measured before the badge was drawn).
-    cx = min(area[2] - r, product[2] - r // 3)
-    cy = max(area[1] + r, product[1] + r // 3)
+    # Beside a narrow product, on the corner of a wide one.
+    cx = min(area[2] - r, product[2] + round(0.5 * r))
+    cy = max(area[1] + r, product[1] + round(0.45 * r))
     for img in (sheet.image, sheet.backing):
         ImageDraw.Draw(img).ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill)
     top = cy - fitted.height // 2
