@@ -1,7 +1,8 @@
 """The dashboard at /app in headless Chromium against a live server: sign up and see 10
 credits, remove a background and see the result and the new balance, watch a scene job reach
 completed, regenerate the key (the old one then fails over HTTP), sign in again on a browser
-that holds no key; no console errors, every image described, every control labelled."""
+that holds no key, draw an avatar and try a garment on; no console errors, every image
+described, every control labelled."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.images import png_bytes
+from tests.generation.test_people import tshirt
+from tests.images import encode, png_bytes
 from tests.support import balance_of
 from tests.web.conftest import Live, Tab
 
@@ -186,3 +188,38 @@ def test_sign_in_on_a_browser_without_the_key(tab: Tab, live: Live) -> None:
     expect(page.get_by_role("heading", name="Webhooks", exact=True)).to_be_visible()
     check_accessible(page)
     tab.shot("mobile-webhooks")
+
+
+def test_avatar_studio_and_try_on(tab: Tab, live: Live, tmp_path: Path) -> None:
+    """The JWT people surface: avatars drawn from a description, then a garment worn by the
+    first public model; each shows its images and what it cost."""
+    page = tab.page
+    sign_up(tab)
+    page.get_by_role("link", name="Avatar studio", exact=True).click()
+    page.get_by_label("Describe the person").fill("a smiling woman with curly red hair")
+    page.get_by_label("How many").first.fill("1")
+    page.get_by_role("button", name="Draw avatars").click()
+    expect(page.get_by_test_id("studio-cost")).to_have_text(
+        "1 credit used · 9 credits left", timeout=60_000
+    )
+    expect(page.get_by_alt_text("Avatar 1")).to_be_visible()
+    check_accessible(page)
+
+    garment = tmp_path / "tshirt.png"
+    garment.write_bytes(encode(tshirt()))
+    page.get_by_role("link", name="Try-on", exact=True).click()
+    expect(page.get_by_role("radiogroup", name="Model")).to_be_visible()
+    expect(page.get_by_role("radio").first).to_be_checked()
+    page.locator("input[type=file]").first.set_input_files(str(garment))
+    page.get_by_role("button", name="Try it on").click()
+    expect(page.get_by_test_id("studio-cost")).to_have_text(
+        "1 credit used · 8 credits left", timeout=90_000
+    )
+    result = page.get_by_alt_text("Try-on 1")
+    expect(result).to_be_visible()
+    page.wait_for_function(
+        "() => { const i = document.querySelector('img[alt=\"Try-on 1\"]');"
+        " return i && i.complete && i.naturalWidth > 0; }"
+    )
+    check_accessible(page)
+    tab.shot("try-on")

@@ -89,9 +89,10 @@ function readRate(res) {
 
 /**
  * Call the server. `auth` is "jwt" (the access token), "key" (the API key) or null.
- * `json` sends a JSON body, `form` a URL-encoded one. Resolves to the parsed JSON body.
+ * `json` sends a JSON body, `form` a URL-encoded one, `multipart` a FormData. Resolves to the
+ * parsed JSON body.
  */
-export async function api(path, { method = "GET", auth = "key", json, form } = {}) {
+export async function api(path, { method = "GET", auth = "key", json, form, multipart } = {}) {
   const headers = { Accept: "application/json" };
   if (auth === "jwt") {
     const s = session.load();
@@ -108,6 +109,8 @@ export async function api(path, { method = "GET", auth = "key", json, form } = {
     body = JSON.stringify(json);
   } else if (form !== undefined) {
     body = new URLSearchParams(form);
+  } else if (multipart !== undefined) {
+    body = multipart; // FormData: the browser writes the multipart Content-Type
   }
   let res;
   try {

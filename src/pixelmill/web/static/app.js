@@ -4,6 +4,7 @@ import { account, onChange, rate, session } from "./api.js";
 import { h, clear, credits, icon } from "./ui.js";
 import * as auth from "./pages/auth.js";
 import * as home from "./pages/home.js";
+import * as studio from "./pages/studio.js";
 import * as tools from "./pages/tools.js";
 import * as work from "./pages/work.js";
 
@@ -12,6 +13,8 @@ const NAV = [
   { href: "#/tools", label: "Tools", icon: "tools", match: /^\/tools/ },
   { href: "#/jobs", label: "Scene jobs", icon: "jobs", match: /^\/jobs/ },
   { href: "#/batches", label: "Batches", icon: "batches", match: /^\/batches/ },
+  { href: "#/avatars", label: "Avatar studio", icon: "person", match: /^\/avatars/ },
+  { href: "#/tryon", label: "Try-on", icon: "shirt", match: /^\/tryon/ },
   { href: "#/history", label: "History", icon: "history", match: /^\/history/ },
   { href: "#/webhooks", label: "Webhooks", icon: "webhooks", match: /^\/webhooks/ },
   { href: "#/key", label: "API key", icon: "key", match: /^\/key/ },
@@ -27,6 +30,8 @@ const ROUTES = [
   [/^\/jobs\/([\w-]+)$/, work.jobPage],
   [/^\/batches$/, work.batchesPage],
   [/^\/batches\/([\w-]+)$/, work.batchPage],
+  [/^\/avatars$/, studio.avatarsPage],
+  [/^\/tryon$/, studio.tryonPage],
   [/^\/history$/, home.historyPage],
   [/^\/webhooks$/, home.webhooksPage],
   [/^\/key$/, home.keyPage],

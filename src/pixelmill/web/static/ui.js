@@ -40,6 +40,8 @@ const ICONS = {
   webhooks: "M10 14a4 4 0 0 1-6-3.5 4 4 0 0 1 6-3.4M14 10a4 4 0 0 1 6 3.5 4 4 0 0 1-6 3.4M8 12h8",
   key: "M14 10a4 4 0 1 0-3.9 4L9 15v2H7v2H4v-3l6-6M16 8h.01",
   upload: "M12 16V4m0 0-4 4m4-4 4 4M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3",
+  person: "M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0",
+  shirt: "M8 3 3 6l2 5 3-1v11h8V10l3 1 2-5-5-3a4 4 0 0 1-8 0z",
 };
 
 /** A small line icon (decorative: hidden from assistive technology). */
