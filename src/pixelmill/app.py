@@ -216,6 +216,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     from pixelmill.api.v2 import jobs as v2_jobs
     from pixelmill.api.v2 import library as v2_library
     from pixelmill.api.v2 import marketing as v2_marketing
+    from pixelmill.api.v2 import shopify as v2_shopify
     from pixelmill.api.v2 import webhooks as v2_webhooks
 
     for router in (
@@ -237,6 +238,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         v2_jobs.router,
         v2_batches.router,
         v2_webhooks.router,
+        v2_shopify.router,
         free_tools.router,
         files.router,
     ):

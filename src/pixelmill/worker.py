@@ -32,6 +32,9 @@ from pixelmill.marketing.service import VIDEO_KIND
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.resources import Resources, build_resources
+from pixelmill.storefront import tasks as storefront_tasks
+from pixelmill.storefront.enrichment import KIND as ENRICHMENT_KIND
+from pixelmill.storefront.enrichment import EnrichmentKind
 from pixelmill.webhooks import tasks as webhook_tasks
 
 log = logging.getLogger("pixelmill.worker")
@@ -63,6 +66,13 @@ def job_runner(res: Resources) -> JobRunner:
         if CATALOG[kind].engine in res.engines:
             kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
     kinds[VIDEO_KIND] = VideoKind(load_input)
+    kinds[ENRICHMENT_KIND] = EnrichmentKind(
+        db=res.db,
+        engines=res.engines,
+        reader=res.inputs,
+        inputs=res.library_storage,
+        scene_size=res.settings.scene_size,
+    )
     if CATALOG["ad"].engine in res.engines:
         ads = res.engines[CATALOG["ad"].engine]
         kinds[AD_PACK_KIND] = AdPackKind(
@@ -87,7 +97,8 @@ def job_runner(res: Resources) -> JobRunner:
 def task_table(res: Resources) -> dict[str, Task]:
     """Task name -> the function that runs it with these resources."""
     return {
-        job_tasks.RUN: partial(job_tasks.run_job, job_runner(res)),
+        # Every job's run; an enrichment job is then settled by the storefront.
+        job_tasks.RUN: partial(storefront_tasks.run_job, job_runner(res), res.jobs),
         webhook_tasks.DELIVER: partial(webhook_tasks.deliver, res.db, res.queue, res.settings),
         library_tasks.ANALYZE: partial(
             library_tasks.analyze_product,

@@ -23,6 +23,7 @@ OPERATION_PRICES: dict[str, int] = {
     "tryon": 1,  # per image of a try-on job
     "video": 50,  # a talking video job (v2 generate/video, JWT create-video)
     "quick_video": 5,  # per started 10 seconds of a synchronous quick video (at least one)
+    "product_text": 1,  # per text field (description, tags, alt text) of a storefront product
     "product_upload": 0,
 }
 

@@ -16,6 +16,7 @@ from pixelmill.engines.deblur import UnblurEngine
 from pixelmill.engines.edit import EditEngine
 from pixelmill.engines.enhance import EnhanceEngine
 from pixelmill.engines.product_photo import ProductPhotoEngine
+from pixelmill.engines.product_text import ProductTextEngine
 from pixelmill.engines.prompt import ImageToPromptEngine
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
 from pixelmill.engines.scenes import ScenesEngine
@@ -48,5 +49,6 @@ def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
         ProductPhotoEngine(),
         TryOnEngine(),
         AdEngine(),
+        ProductTextEngine(),
     ]
     return {e.name: e for e in engines}

@@ -48,6 +48,10 @@ def _per_output(name: str) -> Callable[[BaseModel], int]:
     return price
 
 
+def _per_text_field(params: BaseModel) -> int:
+    return OPERATION_PRICES["product_text"] * len(getattr(params, "fields", ()) or ())
+
+
 def _scenes(params: BaseModel) -> int:
     return scenes_price(int(getattr(params, "num_scenes", 4)))
 
@@ -77,5 +81,7 @@ CATALOG: dict[str, Operation] = {
         Operation("tryon", "tryon", _per_output("tryon"), "jpeg"),
         # Platform ads (JWT generate-ai-ad): free; the ad pack prices its parts itself.
         Operation("ad", "ad", lambda _params: 0, "jpeg"),
+        # Storefront enrichment jobs only: a product's description, tags, alt text (JSON out).
+        Operation("product_text", "product_text", _per_text_field, "input"),
     )
 }

@@ -1,0 +1,271 @@
+"""The storefront app surface (bearer API key): the activity log
+(``/api/v2/shopify/activities``) and product-enrichment jobs
+(``/api/v2/shopify/enrichment-jobs``). Shapes: docs/storefront.md."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
+
+from pixelmill.api.deps import ApiKeyUser, DbSession, ReadSession, Res
+from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.rendering import public_base_url
+from pixelmill.errors import InvalidInput
+from pixelmill.library import service as library
+from pixelmill.library.images import save_image
+from pixelmill.operations.inputs import ImageSource
+from pixelmill.storefront import service as storefront
+from pixelmill.storefront.schemas import (
+    ActivityCreate,
+    ActivityDetail,
+    ActivityList,
+    ActivitySummary,
+    ActivityType,
+    Deleted,
+    EnrichmentJobCreate,
+    EnrichmentJobCreated,
+    EnrichmentJobDetail,
+    EnrichmentJobList,
+    Status,
+    normalise_shop_domain,
+)
+from pixelmill.storefront.service import JobPatch, PreparedProduct
+from pixelmill.webhooks.registry import checked_webhook_url
+
+router = APIRouter(prefix="/api/v2/shopify", tags=["v2 storefront"])
+
+ShopQuery = Annotated[str | None, Query(max_length=253, description="the shop's host name")]
+
+
+def _shop(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        return normalise_shop_domain(value)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+# ---- activities ---------------------------------------------------------------------------
+
+
+@router.post("/activities", response_model=ActivityDetail)
+def create_activity(body: ActivityCreate, user: ApiKeyUser, session: DbSession) -> ActivityDetail:
+    """Log an activity (an enrichment operation that completed or failed, with each product's
+    changes). Answers the record with its integer ``id``."""
+    return storefront.activity_detail(storefront.create_activity(session, user.id, body))
+
+
+@router.get("/activities", response_model=ActivityList)
+def list_activities(
+    user: ApiKeyUser,
+    session: ReadSession,
+    shop_domain: ShopQuery = None,
+    activity_type: ActivityType | None = None,
+    status: Status | None = None,
+    page: Annotated[int, Query(ge=1)] = 1,
+    per_page: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> ActivityList:
+    """Newest first, with the total that match."""
+    rows, total = storefront.list_activities(
+        session,
+        user.id,
+        shop_domain=_shop(shop_domain),
+        activity_type=activity_type,
+        status=status,
+        page=page,
+        per_page=per_page,
+    )
+    return ActivityList(
+        activities=[storefront.activity_out(r) for r in rows],
+        total=total,
+        page=page,
+        per_page=per_page,
+        pages=storefront.pages(total, per_page),
+    )
+
+
+@router.get("/activities/summary", response_model=ActivitySummary)
+def activity_summary(
+    user: ApiKeyUser, session: ReadSession, shop_domain: ShopQuery = None
+) -> ActivitySummary:
+    """Completed activities, the products they processed, those that touched images."""
+    return storefront.activity_summary(session, user.id, _shop(shop_domain))
+
+
+@router.get("/activities/{activity_id}", response_model=ActivityDetail)
+def get_activity(activity_id: int, user: ApiKeyUser, session: ReadSession) -> ActivityDetail:
+    """The activity with every product's change details."""
+    return storefront.activity_detail(storefront.get_activity(session, user.id, activity_id))
+
+
+@router.patch("/activities/{activity_id}", response_model=ActivityDetail)
+def update_activity(
+    activity_id: int,
+    user: ApiKeyUser,
+    session: DbSession,
+    status: Status | None = None,
+    error_message: Annotated[str | None, Query(max_length=4000)] = None,
+) -> ActivityDetail:
+    """Set the status (and the error message)."""
+    row = storefront.update_activity(session, user.id, activity_id, status, error_message)
+    return storefront.activity_detail(row)
+
+
+# ---- enrichment jobs ----------------------------------------------------------------------
+
+
+@router.post("/enrichment-jobs", status_code=202, responses={202: {"model": EnrichmentJobCreated}})
+async def create_enrichment_job(
+    body: EnrichmentJobCreate, user: ApiKeyUser, resources: Res, request: Request
+) -> JSONResponse:
+    """Start an enrichment job over the products (inline, or library products by
+    ``product_uuid``): every product × enrichment is reserved at its catalog price now and
+    captured when delivered; poll ``poll_url``. ``run_by=app`` records a job the app runs
+    itself (free; reported with PATCH). Honours ``Idempotency-Key``."""
+    base_url = public_base_url(request, resources)
+    server = body.run_by == "server"
+    for p in body.products:
+        if p.image_url and not p.image_url.lower().startswith(("http://", "https://")):
+            raise InvalidInput(f"product {p.id}: image_url must be an http(s) URL")
+
+    async def prepare() -> tuple[str | None, dict[str, str]]:
+        webhook_url = await checked_webhook_url(body.webhook_url, resources.settings)
+        stored: dict[str, str] = {}
+        if server:
+            try:
+                for p in body.products:
+                    if p.image_base64:
+                        saved = await save_image(
+                            resources.inputs,
+                            resources.library_storage,
+                            ImageSource("base64", p.image_base64),
+                            user,
+                            "inputs",
+                            f"enrich-{uuid.uuid4().hex}",
+                        )
+                        stored[p.id] = saved.key
+            except Exception:
+                await asyncio.to_thread(_discard, (None, stored))
+                raise
+        return webhook_url, stored
+
+    def _discard(prepared: tuple[str | None, dict[str, str]]) -> None:
+        for key in prepared[1].values():
+            resources.library_storage.delete(key)
+
+    def create(
+        session: Session, prepared: tuple[str | None, dict[str, str]]
+    ) -> EnrichmentJobCreated:
+        webhook_url, stored = prepared
+        products: list[PreparedProduct] = []
+        for p in body.products:
+            title, kind, value, category = p.title or "", None, None, "other"
+            if p.product_uuid:
+                saved = library.get_product(session, user.id, p.product_uuid)
+                title = p.title or saved.name
+                kind, value, category = "stored", saved.image_key, saved.category
+            elif p.id in stored:
+                kind, value = "stored", stored[p.id]
+            elif p.image_url:
+                kind, value = "url", p.image_url
+            products.append(
+                PreparedProduct(p.id, title, p.description, list(p.tags), kind, value, category)
+            )
+        row, remaining = storefront.create_enrichment_job(
+            session,
+            resources.jobs,
+            body,
+            products,
+            user_id=user.id,
+            base_url=base_url,
+            webhook_url=webhook_url,
+            max_bytes=resources.inputs.max_bytes_for(user),
+            own_inputs=list(stored.values()),
+        )
+        return EnrichmentJobCreated(
+            job_id=row.id,
+            status=row.status,
+            run_by=row.run_by,
+            products_total=row.products_total,
+            credits_reserved=row.credits_reserved,
+            credits_remaining=remaining,
+            poll_url=storefront.poll_url(base_url, row.id),
+        )
+
+    return await idempotent_create(
+        request, resources.db, user, body, 202, prepare, create, _discard
+    )
+
+
+@router.get("/enrichment-jobs", response_model=EnrichmentJobList)
+def list_enrichment_jobs(
+    user: ApiKeyUser,
+    session: DbSession,
+    resources: Res,
+    request: Request,
+    shop_domain: ShopQuery = None,
+    status: Status | None = None,
+    limit: Annotated[int, Query(ge=1, le=50)] = 10,
+) -> EnrichmentJobList:
+    """Newest first, with the total that match."""
+    storefront.settle_account(session, resources.jobs, user.id)
+    rows, total = storefront.list_enrichment_jobs(
+        session, user.id, shop_domain=_shop(shop_domain), status=status, limit=limit
+    )
+    base_url = public_base_url(request, resources)
+    return EnrichmentJobList(
+        jobs=[storefront.job_out(session, r, base_url) for r in rows], total=total, limit=limit
+    )
+
+
+@router.get("/enrichment-jobs/{job_id}", response_model=EnrichmentJobDetail)
+def get_enrichment_job(
+    job_id: int, user: ApiKeyUser, session: DbSession, resources: Res, request: Request
+) -> EnrichmentJobDetail:
+    """Status, counters and every product's results (fresh signed image URLs)."""
+    row = storefront.get_enrichment_job(session, user.id, job_id)
+    storefront.settle_if_done(session, resources.jobs, row)
+    base_url = public_base_url(request, resources)
+    return storefront.job_detail(session, resources.signer, row, base_url)
+
+
+@router.patch("/enrichment-jobs/{job_id}", response_model=EnrichmentJobDetail)
+def update_enrichment_job(
+    job_id: int,
+    user: ApiKeyUser,
+    session: DbSession,
+    resources: Res,
+    request: Request,
+    status: Status | None = None,
+    products_completed: Annotated[int | None, Query(ge=0)] = None,
+    products_failed: Annotated[int | None, Query(ge=0)] = None,
+    credits_used: Annotated[int | None, Query(ge=0)] = None,
+    results_json: Annotated[str | None, Query(max_length=100_000)] = None,
+    error_message: Annotated[str | None, Query(max_length=4000)] = None,
+) -> EnrichmentJobDetail:
+    """Report progress: an app-run job takes every field; a server-run job only
+    ``status=failed`` (a cancel, unused credits released). ``credits_used`` is informational
+    and never moves credits."""
+    patch = JobPatch(
+        status, products_completed, products_failed, credits_used, results_json, error_message
+    )
+    row = storefront.update_enrichment_job(session, resources.jobs, user.id, job_id, patch)
+    base_url = public_base_url(request, resources)
+    return storefront.job_detail(session, resources.signer, row, base_url)
+
+
+@router.delete("/enrichment-jobs/{job_id}", response_model=Deleted)
+def delete_enrichment_job(
+    job_id: int, user: ApiKeyUser, session: DbSession, resources: Res
+) -> Deleted:
+    """Delete the job, its results and its stored files (a running job is cancelled first and
+    its unused credits released)."""
+    return storefront.delete_enrichment_job(
+        session, resources.jobs, resources.storage, user.id, job_id
+    )

@@ -1,0 +1,1 @@
+"""The storefront app surface: an activity log and product-enrichment jobs."""
