@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
@@ -63,6 +64,8 @@ def shop() -> Iterator[str]:
         "/product": (200, "text/html; charset=utf-8", PAGE.format(ld=json.dumps(LD)).encode()),
         "/empty": (200, "text/html", b"<html><body><p>Nothing to see</p></body></html>"),
         "/img/bottle.png": (200, "image/png", encode(bottle(), "PNG")),
+        "/moved": (302, "text/plain", b"/product"),
+        "/to-private": (302, "text/plain", b"http://10.0.0.1/product"),
     }
     with serve_bytes(routes) as base:
         yield base
@@ -131,7 +134,7 @@ def test_generate_ai_ad_at_every_platform_size_for_free(
 def test_asset_collection_makes_six_images_for_six_credits(
     client: TestClient, resources: Resources
 ) -> None:
-    acct = make_account(resources, credits=10)
+    acct = make_account(resources, credits=12)
     other = make_account(resources, credits=10, tag="other")
     headers = _jwt(client, acct)
     r = client.post(
@@ -156,9 +159,23 @@ def test_asset_collection_makes_six_images_for_six_credits(
     silo = _image(client, body["images"][3]["url"]).convert("RGB")
     assert silo.getpixel((2, 2)) == (255, 255, 255)
     assert _image(client, body["images"][5]["url"]).size == (1000, 1500)
-    assert balance_of(resources, acct.id) == 4
+    assert balance_of(resources, acct.id) == 6
     _settled(resources, acct)
     assert client.get(path, headers=_jwt(client, other)).status_code == 404
+    # A photo with no product in it: the collection fails and its 6 credits come back.
+    blank = np.full((300, 300, 3), 255, np.uint8)
+    r = client.post(
+        "/api/tryon/start-asset-collection",
+        files={"product_image": ("blank.png", encode(blank, "PNG"), "image/png")},
+        data={"category": "toys"},
+        headers=headers,
+    )
+    assert r.status_code == 202, r.text
+    path = f"/api/tryon/asset-collection/{r.json()['collection_id']}"
+    failed = wait_until(done, timeout=60, interval=0.2)
+    assert failed["status"] == "failed" and "no product" in failed["error"]
+    assert failed["credits_used"] == 0 and balance_of(resources, acct.id) == 6
+    _settled(resources, acct)
     bad = client.post(
         "/api/tryon/start-asset-collection",
         files={"product_image": ("b.png", encode(bottle(), "PNG"), "image/png")},
@@ -219,25 +236,27 @@ def test_ad_pack_from_a_product_page_with_video(client: TestClient, resources: R
 def test_ad_pack_without_video_costs_nine(client: TestClient, resources: Resources) -> None:
     acct = make_account(resources, credits=20)
     with shop() as base:
-        r = client.post(
-            "/api/v2/ad-pack",
-            json={
-                "url": f"{base}/product",
-                "include_images": True,
-                "include_ads": True,
-                "include_captions": True,
-                "include_animations": True,
-                "include_video": False,
-            },
-            headers=acct.key_headers,
-        )
+        # Through a redirect, and an Idempotency-Key sent twice: one job, charged once.
+        headers = {**acct.key_headers, "Idempotency-Key": "pack-1"}
+        request = {
+            "url": f"{base}/moved",
+            "include_images": True,
+            "include_ads": True,
+            "include_captions": True,
+            "include_animations": True,
+            "include_video": False,
+        }
+        r = client.post("/api/v2/ad-pack", json=request, headers=headers)
         assert r.status_code == 202, r.text
+        again = client.post("/api/v2/ad-pack", json=request, headers=headers)
+        assert again.status_code == 202 and again.json()["job_id"] == r.json()["job_id"]
         created = r.json()
         assert created["credits_reserved"] == 9
         assert created["parts"] == {"images": 6, "ads": 2, "captions": 1}
         assert created["warnings"] and "include_animations" in created["warnings"][0]
         body = _poll(client, acct, f"/api/v2/ad-pack/{created['job_id']}")
     assert body["status"] == "completed", body
+    assert body["product"]["url"] == f"{base}/product"
     assert body["ugc_video_url"] is None
     assert len(body["product_images"]) == 6 and len(body["static_ads"]) == 8
     assert len(body["captions"]) == 6
@@ -245,7 +264,7 @@ def test_ad_pack_without_video_costs_nine(client: TestClient, resources: Resourc
     _settled(resources, acct)
 
 
-@pytest.mark.parametrize("page", ["/missing", "/empty"])
+@pytest.mark.parametrize("page", ["/missing", "/empty", "/to-private"])
 def test_a_page_that_404s_or_has_no_product_fails_with_credits_released(
     page: str, client: TestClient, resources: Resources
 ) -> None:
@@ -259,7 +278,8 @@ def test_a_page_that_404s_or_has_no_product_fails_with_credits_released(
         assert r.status_code == 202, r.text
         body = _poll(client, acct, f"/api/v2/ad-pack/{r.json()['job_id']}")
     assert body["status"] == "failed"
-    assert ("HTTP 404" if page == "/missing" else "no product") in body["error"]
+    expected = {"/missing": "HTTP 404", "/empty": "no product", "/to-private": "private"}
+    assert expected[page] in body["error"], body["error"]
     assert body["credits_used"] == 0 and body["product"] is None
     assert balance_of(resources, acct.id) == 20
     _settled(resources, acct)
