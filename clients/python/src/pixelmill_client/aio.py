@@ -527,12 +527,6 @@ class AsyncClient:
             await self.request("DELETE", f"/api/v2/webhooks/{webhook_id}")
         )
 
-    async def webhook_deliveries(self, limit: int = 50) -> list[m.WebhookDelivery]:
-        """The account's recent deliveries, newest first."""
-        return await self._list(
-            m.WebhookDelivery, "/api/v2/webhooks/deliveries", "deliveries", limit=limit
-        )
-
 
 async def _call(callback: Callable[[Any], object], value: Any) -> None:
     """A progress callback may be a plain function or a coroutine function."""

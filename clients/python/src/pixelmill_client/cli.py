@@ -129,6 +129,13 @@ def stem_of(source: str) -> str:
     return Path(name).stem or "image"
 
 
+def short(text: str | None, width: int = 48) -> str:
+    """A method description cut to one short phrase for a progress line."""
+    if not text:
+        return "done"
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
 def ext_of_url(url: str, default: str = "png") -> str:
     suffix = Path(urlparse(url).path).suffix.lstrip(".").lower()
     return suffix or default
@@ -230,7 +237,7 @@ async def process_files(
                 if echo:
                     progress.console.print(
                         f"[green]✓[/] {source} → {output} "
-                        f"({result.credits_used} credit(s), {result.method or 'done'})"
+                        f"({result.credits_used} credit(s), {short(result.method)})"
                     )
             except (PixelmillError, OSError) as exc:
                 if isinstance(exc, AuthenticationError | InsufficientCredits):
@@ -622,11 +629,7 @@ async def cmd_webhooks(client: AsyncClient, args: argparse.Namespace) -> int:
         if not args.json:
             err.print("the signing secret is shown once: store it now")
         return show(args, hook)
-    if args.action == "delete":
-        return show(args, await client.delete_webhook(args.id))
-    deliveries = await client.webhook_deliveries(limit=args.limit)
-    cols = ("id", "event", "status", "url", "created_at", "delivered_at")
-    return show(args, deliveries, cols, "Deliveries")
+    return show(args, await client.delete_webhook(args.id))
 
 
 # ---- the parser -------------------------------------------------------------------------------
@@ -798,15 +801,13 @@ def build_parser() -> Parser:
     asub.add_parser("list", parents=[common])
     asub.add_parser("public", parents=[common])
 
-    hooks = command("webhooks", "webhook receivers and their deliveries", cmd_webhooks)
+    hooks = command("webhooks", "webhook receivers (list, create, delete)", cmd_webhooks)
     wsub = hooks.add_subparsers(dest="action", required=True, parser_class=Parser)
     wsub.add_parser("list", parents=[common])
     wc = wsub.add_parser("create", parents=[common])
     wc.add_argument("url")
     wc.add_argument("--secret", help="whsec_<base64> or any string (default: generated)")
     wsub.add_parser("delete", parents=[common]).add_argument("id", type=int)
-    wd = wsub.add_parser("deliveries", parents=[common])
-    wd.add_argument("--limit", type=positive, default=50)
 
     command("account", "the account, credits and plan limits", cmd_account)
     h = command("history", "processing history", cmd_history)

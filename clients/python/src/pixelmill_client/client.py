@@ -524,12 +524,6 @@ class Client:
     def delete_webhook(self, webhook_id: int) -> m.Deleted:
         return m.Deleted.model_validate(self.request("DELETE", f"/api/v2/webhooks/{webhook_id}"))
 
-    def webhook_deliveries(self, limit: int = 50) -> list[m.WebhookDelivery]:
-        """The account's recent deliveries, newest first."""
-        return self._list(
-            m.WebhookDelivery, "/api/v2/webhooks/deliveries", "deliveries", limit=limit
-        )
-
 
 def _clean(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}

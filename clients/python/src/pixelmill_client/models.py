@@ -304,23 +304,3 @@ class Webhook(Model):
     url: str
     created_at: datetime | None = None
     secret: str | None = None
-
-
-class WebhookAttempt(Model):
-    number: int | None = None
-    status_code: int | None = None
-    duration_ms: int | None = None
-    error: str | None = None
-    created_at: datetime | None = None
-
-
-class WebhookDelivery(Model):
-    """One event sent to a receiver (its ``id`` is the ``webhook-id`` header)."""
-
-    id: str
-    event: str | None = None
-    url: str | None = None
-    status: str | None = None
-    attempts: int | list[WebhookAttempt] | None = None
-    created_at: datetime | None = None
-    delivered_at: datetime | None = None
