@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import numpy as np
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from pixelmill.engines.video.face import find_face
@@ -16,13 +18,13 @@ from pixelmill.resources import Resources
 from tests.api.app_surface.test_auth import login
 from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.marketing.media import audio_pcm, envelope, grey_frames, probe
-from tests.support import Account, balance_of, make_account, wait_until
+from tests.support import Account, balance_of, live_server, make_account, wait_until
 
 SCRIPT = "Hello there. This is a short test of the talking video, made from one photo."
 
 
 def wait_video(
-    client: TestClient, acct: Account, job_id: int, timeout: float = 90
+    client: TestClient | httpx.Client, acct: Account, job_id: int, timeout: float = 90
 ) -> dict[str, Any]:
     def done() -> dict[str, Any] | None:
         r = client.get(f"/api/v2/jobs/video/{job_id}", headers=acct.key_headers)
@@ -35,7 +37,7 @@ def wait_video(
     return result
 
 
-def fetch(client: TestClient, url: str) -> bytes:
+def fetch(client: TestClient | httpx.Client, url: str) -> bytes:
     r = client.get(url.removeprefix("http://testserver"))
     assert r.status_code == 200 and r.headers["content-type"] == "video/mp4"
     return bytes(r.content)
@@ -59,9 +61,17 @@ def mouth_motion_correlation(mp4: bytes, width: int, height: int) -> float:
 
 
 def test_portrait_and_product_videos_complete(
-    client: TestClient, resources: Resources, image_server: str
+    app: FastAPI, resources: Resources, image_server: str
 ) -> None:
+    """Against a live server (uvicorn on 127.0.0.1), over HTTP."""
     acct = make_account(resources, credits=120)
+    with live_server(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+        _portrait_and_product(client, resources, acct, image_server)
+
+
+def _portrait_and_product(
+    client: httpx.Client, resources: Resources, acct: Account, image_server: str
+) -> None:
     portrait = client.post(
         "/api/v2/generate/video",
         json={"image_url": f"{image_server}/portrait.png", "script": SCRIPT, "duration": 5},
