@@ -95,8 +95,8 @@ _OPENERS = {
     "facebook": ("Meet the {name}.", "Looking for something new? The {name} is here."),
     "twitter": ("The {name} is here.", "New: the {name}."),
     "linkedin": ("Introducing the {name}.", "We are proud to present the {name}."),
-    "pinterest": ("{name}", "{name}: a closer look"),
-    "tiktok": ("POV: you found the {name}", "The {name} you did not know you needed"),
+    "pinterest": ("{name}.", "{name}: a closer look."),
+    "tiktok": ("POV: you found the {name}.", "The {name} you did not know you needed."),
 }
 _CTAS = {
     "instagram": ("Tap the link in our bio to shop.", "Shop now via the link in bio."),
@@ -104,7 +104,7 @@ _CTAS = {
     "twitter": ("Shop now:", "Get yours:"),
     "linkedin": ("Learn more and order on our site.", "See the details on our website."),
     "pinterest": ("Save this pin and shop the look.", "Tap to shop."),
-    "tiktok": ("Shop now", "Link in bio"),
+    "tiktok": ("Shop now.", "Link in bio."),
 }
 
 

@@ -236,7 +236,8 @@ class AdPackKind:
                 seed=claim.seed,
                 size=self.scene_size,
             )
-            scenes = self.scenes.plan(EngineInputs(work_size(decoded.pixels)), params)
+            # The cut-out's own alpha is used as it is: no second segmentation.
+            scenes = self.scenes.plan(EngineInputs(cutout), params)
             for position, scene in zip(PHOTO_POSITIONS, scenes, strict=False):
                 planned.append(PlannedImage(position, f"photo:{scene.label}", scene.render, 1))
         if "ads" in prices:
@@ -308,6 +309,20 @@ COLLECTION_LABELS = (
     + ["silo"]
     + [f"ad:{platform}" for platform, _ in COLLECTION_ADS]
 )
+COLLECTION_HEADLINES = {
+    "clothing": "New season, new favourites",
+    "jewelry": "Made to shine",
+    "furniture": "Make yourself at home",
+    "electronics": "Upgrade your everyday",
+    "food": "Taste the difference",
+    "cosmetics": "Your new glow",
+    "accessories": "The finishing touch",
+    "shoes": "Step into something new",
+    "bags": "Carry it all",
+    "watches": "Right on time",
+    "toys": "Playtime, upgraded",
+}
+"""Headlines of a collection's ads when no description is given (by the spec's category)."""
 SILO_SIZE = 1600
 SILO_FILL = 0.85
 
@@ -352,12 +367,13 @@ class AssetCollectionKind:
             seed=claim.seed,
             size=self.scene_size,
         )
-        scenes = self.scenes.plan(EngineInputs(image), params)
+        scenes = self.scenes.plan(EngineInputs(cutout), params)
         planned = [PlannedImage(i, f"scene:{s.label}", s.render, 1) for i, s in enumerate(scenes)]
         planned.append(PlannedImage(COLLECTION_SCENES, "silo", partial(silo, cutout), 1))
         description = str(claim.params.get("description") or "")
         headline = shorten(caption_templates.first_sentence(description), 60) if description else ""
-        copy = AdCopy(headline=headline or claim.category.capitalize(), cta="Shop now")
+        fallback = COLLECTION_HEADLINES.get(str(claim.params.get("category")), "New arrival")
+        copy = AdCopy(headline=headline or fallback, cta="Shop now")
         for j, (platform, style) in enumerate(COLLECTION_ADS):
             planned.append(
                 PlannedImage(
