@@ -157,6 +157,21 @@ def test_ids_are_scoped_and_a_failed_job_is_refunded(
     missing = client.post("/api/v2/generate/video", json={"script": "hi"}, headers=acct.key_headers)
     assert missing.status_code == 422
     assert client.get("/api/v2/jobs/video/999999", headers=acct.key_headers).status_code == 404
+    private = client.post(
+        "/api/v2/generate/video",
+        json={"image_url": "http://10.1.2.3/photo.png", "script": "", "duration": 5},
+        headers=acct.key_headers,
+    )
+    assert 400 <= private.status_code < 500 and private.json()["detail"]
+
+    # the same Idempotency-Key twice: one job, the first answer replayed
+    keyed = {**acct.key_headers, "Idempotency-Key": "video-once"}
+    body = {"image_url": f"{image_server}/product.jpg", "script": "🙂", "duration": 5}
+    first = client.post("/api/v2/generate/video", json=body, headers=keyed)
+    again = client.post("/api/v2/generate/video", json=body, headers=keyed)
+    assert first.status_code == again.status_code == 202
+    assert first.json() == again.json()
+    assert wait_video(client, acct, first.json()["job_id"])["status"] == "failed"
     assert balance_of(resources, acct.id) == 60 and balance_of(resources, other.id) == 5
 
 

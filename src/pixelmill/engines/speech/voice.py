@@ -6,9 +6,10 @@ GPL code is loaded into the server. The IPA is mapped to ids with the voice's ow
 ``phoneme_id_map`` in Piper's input layout: BOS, then every phoneme followed by the pad id,
 then EOS.
 
-The text is split into phrases at punctuation; each phrase is synthesised on its own and joined
-with a short pause (a comma pause or a longer sentence pause), because the ``--ipa`` output
-carries no punctuation and the voice would otherwise run sentences together. Phrase boundaries
+The text is split into phrases at punctuation; each phrase is synthesised on its own, its
+punctuation mark appended to its phonemes (the ``--ipa`` output carries none, and the voice
+was trained with them: questions rise, statements fall), and joined with a short pause (a comma
+pause or a longer sentence pause). Phrase boundaries
 are therefore exact; word times *inside* a phrase are apportioned by each word's phoneme count
 over the phrase's voiced span (the exported model returns audio only, no durations), which is
 close enough for subtitles and mouth motion but not a forced alignment.
@@ -214,6 +215,15 @@ def split_phrases(text: str) -> list[tuple[str, float]]:
     return phrases
 
 
+def _ending(phrase: str) -> str:
+    tail = phrase.rstrip()[-1:]
+    if tail in "!?":
+        return tail
+    if tail in ",;:":
+        return ","
+    return "."
+
+
 def synthesize(text: str) -> Speech:
     """Speak ``text``: PCM, sample rate and per-word timings (see the module notes)."""
     text = " ".join(text.split())
@@ -236,10 +246,12 @@ def synthesize(text: str) -> Speech:
     timings: list[WordTiming] = []
     w_index = 0
     scales = np.asarray(voice.scales, dtype=np.float32)
-    for (_, pause), words, ipa in zip(phrases, phrase_words, ipa_phrases, strict=True):
+    for (phrase, pause), words, ipa in zip(phrases, phrase_words, ipa_phrases, strict=True):
         weights = [_weight(word_ipa[w_index + i]) for i in range(len(words))]
         w_index += len(words)
-        ids = _ids(ipa, voice.id_map)
+        # the phrase's own punctuation ends its phonemes, as in Piper's training data, so the
+        # voice closes a statement, a question or an exclamation with its intonation
+        ids = _ids(ipa + _ending(phrase), voice.id_map)
         if len(ids) <= 3:
             continue
         feeds: dict[str, npt.NDArray[Any]] = {
