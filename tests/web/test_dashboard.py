@@ -223,3 +223,51 @@ def test_avatar_studio_and_try_on(tab: Tab, live: Live, tmp_path: Path) -> None:
     )
     check_accessible(page)
     tab.shot("try-on")
+
+
+def test_batch_progress(tab: Tab, live: Live, product_png: Path) -> None:
+    page = tab.page
+    sign_up(tab)
+    page.get_by_role("link", name="Batches", exact=True).click()
+    expect(page.get_by_text("No batches yet.")).to_be_visible()
+    page.locator("input[type=file]").first.set_input_files(str(product_png))
+    expect(page.get_by_role("list", name="Chosen images")).to_contain_text("bottle.png")
+    page.get_by_label("Scenes per product").fill("1")
+    expect(page.get_by_text("Reserves 1 credit")).to_be_visible()
+    page.get_by_role("button", name="Start batch").click()
+    expect(page.get_by_role("heading", name="Batch", exact=True)).to_be_visible()
+    status = page.get_by_test_id("batch-status")
+    expect(status).to_have_text("completed", timeout=120_000)
+    item = page.get_by_role("region", name="bottle")
+    expect(item).to_contain_text("completed")
+    expect(item.locator(".results-grid img")).to_have_count(1)
+    expect(page.get_by_role("button", name="Cancel batch")).to_be_hidden()
+    check_accessible(page)
+
+
+def test_every_page_opens(tab: Tab, live: Live) -> None:
+    """Each page of the navigation draws its heading (no script error on the way); a webhook
+    is added and its signing secret shown once, then deleted."""
+    page = tab.page
+    sign_up(tab)
+    for link, heading in (
+        ("Tools", "Tools"),
+        ("History", "History"),
+        ("API key", "API key"),
+        ("Avatar studio", "Avatar studio"),
+        ("Try-on", "Virtual try-on"),
+        ("Webhooks", "Webhooks"),
+    ):
+        page.get_by_role("link", name=link, exact=True).click()
+        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+        expect(page.get_by_role("link", name=link, exact=True)).to_have_attribute(
+            "aria-current", "page"
+        )
+        assert page.title() == f"{heading} · pixelmill"
+        check_accessible(page)
+    page.get_by_label("Endpoint URL").fill(f"{live.base_url}/hook")
+    page.get_by_role("button", name="Add webhook").click()
+    expect(page.get_by_text("Its signing secret is shown only now")).to_be_visible()
+    expect(page.locator(".hooks li")).to_have_count(1)
+    page.get_by_role("button", name=f"Delete webhook {live.base_url}/hook").click()
+    expect(page.get_by_text("No webhooks yet.")).to_be_visible()
