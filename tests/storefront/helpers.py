@@ -7,9 +7,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
+import httpx
 import numpy as np
 
 from tests.images import encode
@@ -37,11 +38,9 @@ def product_photo(colour: tuple[int, int, int], size: int = 240) -> np.ndarray:
     return img
 
 
-class Getter(Protocol):
-    def get(self, url: str, **kwargs: Any) -> Any: ...
-
-
-def wait_job(http: Getter, acct: Account, job_id: int, timeout: float = 120) -> dict[str, Any]:
+def wait_job(
+    http: httpx.Client, acct: Account, job_id: int, timeout: float = 120
+) -> dict[str, Any]:
     def done() -> dict[str, Any] | None:
         r = http.get(f"{JOBS}/{job_id}", headers=acct.key_headers)
         assert r.status_code == 200, r.text

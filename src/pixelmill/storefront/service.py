@@ -193,15 +193,14 @@ def activity_summary(session: Session, user_id: int, shop_domain: str | None) ->
         ).where(*done)
     ).one()
     failed = session.scalar(select(func.count()).where(*scope, StorefrontActivity.status == FAILED))
-    by_type = dict(
-        session.execute(
+    by_type = {
+        str(kind): int(n)
+        for kind, n in session.execute(
             select(StorefrontActivity.activity_type, func.count())
             .where(*done)
             .group_by(StorefrontActivity.activity_type)
         )
-        .tuples()
-        .all()
-    )
+    }
     return ActivitySummary(
         shop_domain=shop_domain,
         completed_activities=int(row[0]),
@@ -209,7 +208,7 @@ def activity_summary(session: Session, user_id: int, shop_domain: str | None) ->
         image_jobs=int(row[2]),
         failed_activities=int(failed or 0),
         credits_used=int(row[3]),
-        by_type={k: int(v) for k, v in by_type.items()},
+        by_type=by_type,
     )
 
 
@@ -633,6 +632,8 @@ def update_enrichment_job(
     current = row.status
     if patch.status not in (None, current) and patch.status not in APP_TRANSITIONS[current]:
         raise Conflict(f"The job is {current}; it cannot move to {patch.status}")
+    if current in TERMINAL and patch.progress_given():
+        raise Conflict(f"The job is {current}; its progress can no longer change")
     completed = (
         row.products_completed if patch.products_completed is None else patch.products_completed
     )
@@ -642,8 +643,6 @@ def update_enrichment_job(
             f"products_completed + products_failed ({completed + failed}) exceeds the job's "
             f"{row.products_total} products"
         )
-    if current in TERMINAL and patch.progress_given():
-        raise Conflict(f"The job is {current}; its progress can no longer change")
     row.products_completed, row.products_failed = completed, failed
     if patch.credits_used is not None:
         row.credits_used = patch.credits_used
