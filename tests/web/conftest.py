@@ -8,6 +8,7 @@ temporary folder (its path is printed in the test report)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -107,6 +108,11 @@ class Tab:
     shots: Path
     name: str
     problems: list[str] = field(default_factory=list)
+    expected: list[re.Pattern[str]] = field(default_factory=list)
+
+    def expect_console(self, pattern: str) -> None:
+        """A console message the test causes on purpose (the browser logs every 4xx)."""
+        self.expected.append(re.compile(pattern))
 
     def open(self, route: str) -> None:
         self.page.goto(f"{self.base_url}/app/#{route}")
@@ -128,7 +134,7 @@ def tab(
     t = Tab(page, live.base_url, shots_dir, name)
 
     def on_console(msg: ConsoleMessage) -> None:
-        if msg.type in ("error", "warning"):
+        if msg.type in ("error", "warning") and not any(p.search(msg.text) for p in t.expected):
             t.problems.append(f"console {msg.type}: {msg.text}")
 
     def on_error(err: Error) -> None:

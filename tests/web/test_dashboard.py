@@ -271,3 +271,28 @@ def test_every_page_opens(tab: Tab, live: Live) -> None:
     expect(page.locator(".hooks li")).to_have_count(1)
     page.get_by_role("button", name=f"Delete webhook {live.base_url}/hook").click()
     expect(page.get_by_text("No webhooks yet.")).to_be_visible()
+
+
+def test_a_key_regenerated_elsewhere_is_asked_for_again(tab: Tab, live: Live) -> None:
+    """Another client regenerates the key: the dashboard's next call is refused, so it forgets
+    the stale key, says so, and asks for the current one."""
+    page = tab.page
+    email = sign_up(tab)
+    login = httpx.post(
+        f"{live.base_url}/api/auth/login",
+        data={"username": email, "password": PASSWORD},
+        timeout=10,
+    )
+    token = login.json()["access_token"]
+    new_key = httpx.post(
+        f"{live.base_url}/api/auth/regenerate-token",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    ).json()["api_key"]
+    tab.expect_console(r"status of 401")
+    page.get_by_role("link", name="History", exact=True).click()
+    expect(page.get_by_text("Your API key was not accepted")).to_be_visible()
+    expect(page.get_by_role("heading", name="Connect your API key")).to_be_visible()
+    page.get_by_role("textbox", name="Your API key").fill(new_key)
+    page.get_by_role("button", name="Use this key").click()
+    expect(page.get_by_text("Nothing processed yet.")).to_be_visible()

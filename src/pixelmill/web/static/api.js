@@ -59,6 +59,10 @@ export const session = {
     localStorage.setItem(KEY_PREFIX + s.user.id, key);
     emit("key");
   },
+  forgetApiKey() {
+    const s = this.load();
+    if (s && s.user) localStorage.removeItem(KEY_PREFIX + s.user.id);
+  },
 };
 
 // ---- requests -------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // The dashboard: the shell (sidebar, top bar), the hash router, and the sign-in gate.
 
 import { account, onChange, rate, session } from "./api.js";
-import { h, clear, credits, icon } from "./ui.js";
+import { h, clear, credits, icon, toast } from "./ui.js";
 import * as auth from "./pages/auth.js";
 import * as home from "./pages/home.js";
 import * as studio from "./pages/studio.js";
@@ -196,6 +196,11 @@ onChange((what) => {
     if (line) line.replaceWith(rateLine());
   } else if (what === "session" && !session.load() && !/^\/sign/.test(path())) {
     location.hash = "#/signin";
+  } else if (what === "key-rejected" && session.load()) {
+    // The key was regenerated elsewhere (or revoked): forget it and ask for the current one.
+    session.forgetApiKey();
+    toast("Your API key was not accepted: it may have been regenerated elsewhere.", "error");
+    render();
   }
 });
 
