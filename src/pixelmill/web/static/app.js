@@ -182,7 +182,6 @@ async function render() {
   }
 }
 
-
 onChange((what) => {
   if (what === "account") {
     const slot = document.getElementById("top-right");

@@ -33,7 +33,8 @@ function setStyle(el, css) {
 
 const ICONS = {
   home: "M3 10.5 12 3l9 7.5V20a1 1 0 0 1-1 1h-5v-6H9v6H4a1 1 0 0 1-1-1z",
-  tools: "M12 3v3m0 12v3M3 12h3m12 0h3M5.6 5.6l2.1 2.1m8.6 8.6 2.1 2.1M5.6 18.4l2.1-2.1m8.6-8.6 2.1-2.1",
+  tools:
+    "M12 3v3m0 12v3M3 12h3m12 0h3M5.6 5.6l2.1 2.1m8.6 8.6 2.1 2.1M5.6 18.4l2.1-2.1m8.6-8.6 2.1-2.1",
   jobs: "M4 5h16v14H4zM4 15l4-4 3 3 4-5 5 6",
   batches: "M4 7h16M4 12h16M4 17h16M7 4v16",
   history: "M3 12a9 9 0 1 0 3-6.7M3 4v5h5M12 7v5l3 2",
@@ -136,6 +137,15 @@ export function badge(status) {
       pending: "wait",
     }[status] || "wait";
   return h(`span.badge.${tone}`, status);
+}
+
+/** A page's heading, its one-line description and actions on the right. */
+export function pageHead(heading, sub, ...actions) {
+  return h(
+    "div.page-head",
+    h("div", h("h1", heading), sub ? h("p.muted", sub) : null),
+    actions.length ? h("div.actions", ...actions) : null,
+  );
 }
 
 // ---- notices --------------------------------------------------------------------------------

@@ -10,21 +10,12 @@ import {
   credits,
   field,
   notice,
-  plural,
-  shortId,
+  pageHead,
   time,
   title,
   toast,
 } from "../ui.js";
 import { fresh, keyNeeded } from "./auth.js";
-
-function pageHead(heading, sub, ...actions) {
-  return h(
-    "div.page-head",
-    h("div", h("h1", heading), sub ? h("p.muted", sub) : null),
-    actions.length ? h("div.actions", ...actions) : null,
-  );
-}
 
 function stat(label, value, foot, extra = {}) {
   return h(
@@ -43,11 +34,7 @@ function freshKeyCard() {
   return h(
     "section.card.fresh-key",
     { "aria-labelledby": "fresh-key-h", dataset: { reason: shown.reason } },
-    h(
-      "h2",
-      { id: "fresh-key-h" },
-      shown.reason === "signup" ? "Your API key" : "Your new API key",
-    ),
+    h("h2", { id: "fresh-key-h" }, shown.reason === "signup" ? "Your API key" : "Your new API key"),
     h(
       "p",
       "Copy it now: the server shows a key only once. This browser keeps it so the dashboard can " +
@@ -108,6 +95,9 @@ export async function overviewPage() {
   // A new account has spent nothing yet: no need to spend two requests of its plan to say so.
   const isNew = keyCard !== null && keyCard.dataset.reason === "signup";
   const plan = prices.plans.find((p) => p.id === me.subscription_tier) || prices.plans[0];
+  const daily = plan.requests_per_day
+    ? `${plan.requests_per_day.toLocaleString()}/day`
+    : "no daily cap";
   const hasKey = Boolean(session.apiKey());
   const usage = h("section.card.usage", { "aria-labelledby": "usage-h" });
   clear(
@@ -185,9 +175,7 @@ export async function overviewPage() {
       stat(
         "Plan",
         plan.name,
-        `${plan.requests_per_minute} requests/min · ` +
-          `${plan.requests_per_day ? `${plan.requests_per_day.toLocaleString()}/day` : "no daily cap"}` +
-          ` · ${plan.max_file_size_mb} MB files`,
+        `${plan.requests_per_minute} requests/min · ${daily} · ${plan.max_file_size_mb} MB files`,
       ),
       stat(
         "API key",
@@ -277,10 +265,7 @@ export async function keyPage() {
           h("h2", { id: "cur-key-h" }, "Current key"),
           h("div.key-box.masked", h("code", { "aria-label": "API key, masked" }, masked)),
           h("p.muted", "Kept in this browser only. Signing out forgets it here."),
-          h(
-            "h3",
-            "Try it",
-          ),
+          h("h3", "Try it"),
           h(
             "pre.code",
             h(
@@ -310,7 +295,11 @@ const PAGE = 25;
 
 export async function historyPage({ signal }) {
   if (!session.apiKey()) {
-    return h("div.page", pageHead("History"), keyNeeded(() => location.reload()));
+    return h(
+      "div.page",
+      pageHead("History"),
+      keyNeeded(() => location.reload()),
+    );
   }
   const body = h("div");
   let offset = 0;
@@ -412,7 +401,11 @@ export async function historyPage({ signal }) {
 
 export async function webhooksPage() {
   if (!session.apiKey()) {
-    return h("div.page", pageHead("Webhooks"), keyNeeded(() => location.reload()));
+    return h(
+      "div.page",
+      pageHead("Webhooks"),
+      keyNeeded(() => location.reload()),
+    );
   }
   const list = h("div");
   const created = h("div");
@@ -523,5 +516,3 @@ export async function webhooksPage() {
     ),
   );
 }
-
-export { pageHead, plural, shortId };

@@ -2,18 +2,8 @@
 // from a photo) and virtual try-on (a garment on a public model).
 
 import { account, api, session } from "../api.js";
-import {
-  h,
-  busy,
-  clear,
-  credits,
-  dropzone,
-  field,
-  fileToBase64,
-  notice,
-} from "../ui.js";
+import { h, busy, clear, credits, dropzone, field, fileToBase64, notice, pageHead } from "../ui.js";
 import { keyNeeded } from "./auth.js";
-import { pageHead } from "./home.js";
 
 function imageGrid(urls, what) {
   return h(
@@ -31,7 +21,11 @@ function imageGrid(urls, what) {
           h(
             "figcaption",
             h("span", `${what} ${i + 1}`),
-            h("a", { href: url, download: `${what.toLowerCase().replace(/\s+/g, "-")}-${i + 1}.png` }, "Download"),
+            h(
+              "a",
+              { href: url, download: `${what.toLowerCase().replace(/\s+/g, "-")}-${i + 1}.png` },
+              "Download",
+            ),
           ),
         ),
       ),
@@ -143,10 +137,25 @@ export async function avatarsPage() {
     pageHead("Avatar studio", "People for your product photos, drawn from words or a photo."),
     h(
       "div.grid.two",
-      h("section.card", { "aria-labelledby": "guided-h" }, h("h2", { id: "guided-h" }, "From a description"), guided),
-      h("section.card", { "aria-labelledby": "ref-h" }, h("h2", { id: "ref-h" }, "From a photo"), fromPhoto),
+      h(
+        "section.card",
+        { "aria-labelledby": "guided-h" },
+        h("h2", { id: "guided-h" }, "From a description"),
+        guided,
+      ),
+      h(
+        "section.card",
+        { "aria-labelledby": "ref-h" },
+        h("h2", { id: "ref-h" }, "From a photo"),
+        fromPhoto,
+      ),
     ),
-    h("section.card", { "aria-labelledby": "avatars-h" }, h("h2", { id: "avatars-h" }, "Results"), results),
+    h(
+      "section.card",
+      { "aria-labelledby": "avatars-h" },
+      h("h2", { id: "avatars-h" }, "Results"),
+      results,
+    ),
   );
 }
 
@@ -155,7 +164,11 @@ export async function avatarsPage() {
 export async function tryonPage() {
   const head = pageHead("Virtual try-on", "A garment, photographed flat, worn by a model.");
   if (!session.apiKey()) {
-    return h("div.page", head, keyNeeded(() => location.reload()));
+    return h(
+      "div.page",
+      head,
+      keyNeeded(() => location.reload()),
+    );
   }
   const models = await api("/api/v2/avatars/public");
   let garment = null;
@@ -187,7 +200,11 @@ export async function tryonPage() {
     }),
   );
   const outputs = countInput(4, 1);
-  const prompt = h("input", { type: "text", maxlength: 2000, placeholder: "beach, office, studio…" });
+  const prompt = h("input", {
+    type: "text",
+    maxlength: 2000,
+    placeholder: "beach, office, studio…",
+  });
   const run = h("button.btn.primary", { type: "submit", disabled: true }, "Choose a garment first");
   const results = h("div", { "aria-live": "polite" });
   const form = h(
@@ -220,7 +237,11 @@ export async function tryonPage() {
       data.append("num_outputs", outputs.value);
       if (prompt.value.trim()) data.append("prompt", prompt.value.trim());
       try {
-        const out = await api("/api/tryon/generate", { method: "POST", auth: "jwt", multipart: data });
+        const out = await api("/api/tryon/generate", {
+          method: "POST",
+          auth: "jwt",
+          multipart: data,
+        });
         clear(results, spent(out), imageGrid(out.result_urls, "Try-on"));
       } catch (e) {
         clear(results, notice("error", e.detail));
@@ -233,7 +254,12 @@ export async function tryonPage() {
     h(
       "div.grid.two.wide-right",
       h("section.card", { "aria-label": "Garment and model" }, form),
-      h("section.card", { "aria-labelledby": "tryon-h" }, h("h2", { id: "tryon-h" }, "Results"), results),
+      h(
+        "section.card",
+        { "aria-labelledby": "tryon-h" },
+        h("h2", { id: "tryon-h" }, "Results"),
+        results,
+      ),
     ),
   );
 }

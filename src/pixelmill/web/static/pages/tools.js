@@ -14,9 +14,9 @@ import {
   fileToBase64,
   notice,
   title,
+  pageHead,
 } from "../ui.js";
 import { keyNeeded } from "./auth.js";
-import { pageHead } from "./home.js";
 
 const TAG = "v2 processing";
 // The price list names operations; these endpoints' names differ from their operation's.
@@ -223,7 +223,9 @@ function optionsForm(tool) {
   };
   // Checkboxes after the other fields, each on a full row.
   const order = (list) =>
-    [...list].sort((a, b) => (unwrap(props[a]).type === "boolean") - (unwrap(props[b]).type === "boolean"));
+    [...list].sort(
+      (a, b) => (unwrap(props[a]).type === "boolean") - (unwrap(props[b]).type === "boolean"),
+    );
   const node = h(
     "div.options",
     first.length ? h("div.fields", order(first).map(make)) : null,
@@ -268,13 +270,22 @@ function detailsView(tool, out) {
     return h(
       "div.prompts",
       Object.entries(out.prompts).map(([k, v]) => {
-        const text = typeof v === "string" ? v : Object.entries(v).map(([a, b]) => `${a}: ${b}`).join("\n");
+        const text =
+          typeof v === "string"
+            ? v
+            : Object.entries(v)
+                .map(([a, b]) => `${a}: ${b}`)
+                .join("\n");
         return h(
           "div.prompt",
           h(
             "div.card-head",
             h("h3", title(k)),
-            h("button.btn.small", { type: "button", onclick: () => copyText(text, "Prompt copied") }, "Copy"),
+            h(
+              "button.btn.small",
+              { type: "button", onclick: () => copyText(text, "Prompt copied") },
+              "Copy",
+            ),
           ),
           h("p.prompt-text", text),
         );
@@ -287,7 +298,10 @@ function detailsView(tool, out) {
   const nested = Object.entries(out.analysis || {}).filter(([, v]) => v && typeof v === "object");
   return h(
     "div",
-    h("dl.facts", facts.map(([k, v]) => [h("dt", title(k)), h("dd", String(v))])),
+    h(
+      "dl.facts",
+      facts.map(([k, v]) => [h("dt", title(k)), h("dd", String(v))]),
+    ),
     nested.length
       ? h(
           "details.more",
@@ -305,13 +319,21 @@ export async function toolPage({ params: [slug] }) {
   }
   const head = pageHead(tool.name, firstSentence(tool.description));
   if (!session.apiKey()) {
-    return h("div.page", head, keyNeeded(() => location.reload()));
+    return h(
+      "div.page",
+      head,
+      keyNeeded(() => location.reload()),
+    );
   }
   let file = null;
   let beforeUrl = null;
   const opts = optionsForm(tool);
   const cost = h("span.cost", { "aria-live": "polite" });
-  const run = h("button.btn.primary.wide", { type: "submit", disabled: true }, "Choose an image first");
+  const run = h(
+    "button.btn.primary.wide",
+    { type: "submit", disabled: true },
+    "Choose an image first",
+  );
   const before = h("div.pane-slot");
   const after = h("div.pane-slot");
   const outcome = h("div.outcome", { "aria-live": "polite" });
@@ -329,7 +351,10 @@ export async function toolPage({ params: [slug] }) {
       file = f;
       if (beforeUrl) URL.revokeObjectURL(beforeUrl);
       beforeUrl = URL.createObjectURL(f);
-      clear(before, imagePanel("Before", beforeUrl, `Original: ${f.name}`, h("span.muted", f.name)));
+      clear(
+        before,
+        imagePanel("Before", beforeUrl, `Original: ${f.name}`, h("span.muted", f.name)),
+      );
       run.disabled = false;
       run.textContent = `Run ${tool.name.toLowerCase()}`;
     },
@@ -354,13 +379,18 @@ export async function toolPage({ params: [slug] }) {
         clear(outcome, notice("error", `The image could not be read: ${e}`));
         return;
       }
-      clear(after, h("div.pane.loading", h("span.spinner", { "aria-hidden": "true" }), "Processing…"));
+      clear(
+        after,
+        h("div.pane.loading", h("span.spinner", { "aria-hidden": "true" }), "Processing…"),
+      );
       try {
         const body = { ...params, image_base64: await fileToBase64(file) };
         const out = await api(tool.path, { method: "POST", json: body });
         account.credits(out.credits_remaining);
         const d = out.details || {};
-        const size = d.width ? `${d.width} × ${d.height} ${String(d.format || "").toUpperCase()}` : "";
+        const size = d.width
+          ? `${d.width} × ${d.height} ${String(d.format || "").toUpperCase()}`
+          : "";
         compare.classList.toggle("data", !out.result_url);
         clear(
           after,
@@ -374,14 +404,29 @@ export async function toolPage({ params: [slug] }) {
             "div.result-meta",
             h(
               "dl.meta",
-              h("div", h("dt", "Cost"), h("dd", { "data-testid": "credits-used" }, credits(out.credits_used))),
-              h("div", h("dt", "Balance"), h("dd", { "data-testid": "credits-remaining" }, credits(out.credits_remaining ?? 0))),
+              h(
+                "div",
+                h("dt", "Cost"),
+                h("dd", { "data-testid": "credits-used" }, credits(out.credits_used)),
+              ),
+              h(
+                "div",
+                h("dt", "Balance"),
+                h(
+                  "dd",
+                  { "data-testid": "credits-remaining" },
+                  credits(out.credits_remaining ?? 0),
+                ),
+              ),
               h("div", h("dt", "Time"), h("dd", `${out.processing_time.toFixed(2)} s`)),
             ),
             out.result_url
               ? h(
                   "a.btn.primary",
-                  { href: out.result_url, download: `${slug}-${out.processing_id}.${d.format || "png"}` },
+                  {
+                    href: out.result_url,
+                    download: `${slug}-${out.processing_id}.${d.format || "png"}`,
+                  },
                   "Download result",
                 )
               : null,
@@ -401,12 +446,7 @@ export async function toolPage({ params: [slug] }) {
     h(
       "div.tool-layout",
       h("section.card", { "aria-label": "Image and options" }, form),
-      h(
-        "section.card.results",
-        { "aria-label": "Before and after" },
-        compare,
-        outcome,
-      ),
+      h("section.card.results", { "aria-label": "Before and after" }, compare, outcome),
     ),
   );
 }

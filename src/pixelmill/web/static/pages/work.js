@@ -16,20 +16,29 @@ import {
   shortId,
   time,
   title,
+  pageHead,
 } from "../ui.js";
 import { keyNeeded } from "./auth.js";
-import { pageHead } from "./home.js";
 
 const FINAL = new Set(["completed", "failed"]);
 
 function needKey(heading) {
-  return session.apiKey() ? null : h("div.page", pageHead(heading), keyNeeded(() => location.reload()));
+  return session.apiKey()
+    ? null
+    : h(
+        "div.page",
+        pageHead(heading),
+        keyNeeded(() => location.reload()),
+      );
 }
 
 async function categories() {
   const doc = await openapi();
   const desc = doc.components.schemas.JobCreate?.properties?.category?.description || "other";
-  return desc.split(",").map((s) => s.trim()).filter(Boolean);
+  return desc
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function progressBar(done, total, label) {
@@ -62,7 +71,11 @@ function resultsGrid(results, what) {
           h(
             "a",
             { href: r.url, target: "_blank", rel: "noopener" },
-            h("img", { src: r.url, alt: `${what} ${i + 1}: ${title(r.scene)} scene`, loading: "lazy" }),
+            h("img", {
+              src: r.url,
+              alt: `${what} ${i + 1}: ${title(r.scene)} scene`,
+              loading: "lazy",
+            }),
           ),
           h(
             "figcaption",
@@ -81,7 +94,13 @@ function listTable(columns, rows, empty) {
     "div.table-wrap",
     h(
       "table",
-      h("thead", h("tr", columns.map((c) => h("th", { scope: "col" }, c)))),
+      h(
+        "thead",
+        h(
+          "tr",
+          columns.map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
       h("tbody", rows),
     ),
   );
@@ -91,8 +110,7 @@ function listTable(columns, rows, empty) {
 function waiter(note) {
   return (seconds) => {
     note.textContent =
-      `Your plan's requests for this minute are nearly used: ` +
-      `checking again in ${seconds} s.`;
+      `Your plan's requests for this minute are nearly used: ` + `checking again in ${seconds} s.`;
   };
 }
 
@@ -129,7 +147,11 @@ export async function jobsPage() {
       },
     }),
     preview,
-    h("div.fields.two", field("Category", category), field("Scenes", count, "1 to 12; 1 credit each.")),
+    h(
+      "div.fields.two",
+      field("Category", category),
+      field("Scenes", count, "1 to 12; 1 credit each."),
+    ),
     msg,
     h("div.run-row", start, cost),
   );
@@ -184,7 +206,10 @@ export async function jobsPage() {
           h("h2", { id: "jobs-h" }, "Recent jobs"),
           h(
             "button.btn.small",
-            { type: "button", onclick: () => window.dispatchEvent(new HashChangeEvent("hashchange")) },
+            {
+              type: "button",
+              onclick: () => window.dispatchEvent(new HashChangeEvent("hashchange")),
+            },
             "Refresh",
           ),
         ),
@@ -203,11 +228,7 @@ export async function jobPage({ params: [jobId], signal }) {
   const onWait = waiter(note);
   const view = h(
     "div.page",
-    pageHead(
-      "Scene job",
-      h("code", jobId),
-      h("a.btn.small", { href: "#/jobs" }, "← All jobs"),
-    ),
+    pageHead("Scene job", h("code", jobId), h("a.btn.small", { href: "#/jobs" }, "← All jobs")),
     h("section.card", statusSlot, note),
     h("section.card", { "aria-labelledby": "res-h" }, h("h2", { id: "res-h" }, "Results"), results),
   );
@@ -234,7 +255,10 @@ export async function jobPage({ params: [jobId], signal }) {
       results,
       job.results.length
         ? resultsGrid(job.results, "Scene")
-        : h("p.empty", FINAL.has(job.status) ? "No images." : "The first images appear here as they finish."),
+        : h(
+            "p.empty",
+            FINAL.has(job.status) ? "No images." : "The first images appear here as they finish.",
+          ),
     );
   }
   const first = await api(`/api/v2/jobs/${encodeURIComponent(jobId)}`);
@@ -275,7 +299,9 @@ export async function batchesPage() {
     start.disabled = !files.length;
     clear(
       chosen,
-      files.map((f) => h("li", h("img", { src: URL.createObjectURL(f), alt: "" }), h("span", f.name))),
+      files.map((f) =>
+        h("li", h("img", { src: URL.createObjectURL(f), alt: "" }), h("span", f.name)),
+      ),
     );
   }
   per.addEventListener("input", update);
@@ -301,7 +327,10 @@ export async function batchesPage() {
       msg.replaceChildren();
       try {
         const images = await Promise.all(
-          files.map(async (f) => ({ id: f.name.replace(/\.[^.]+$/, ""), image: await fileToBase64(f) })),
+          files.map(async (f) => ({
+            id: f.name.replace(/\.[^.]+$/, ""),
+            image: await fileToBase64(f),
+          })),
         );
         const created = await api("/api/v2/batches", {
           method: "POST",
@@ -319,7 +348,10 @@ export async function batchesPage() {
       "tr",
       h("td", h("a", { href: `#/batches/${b.batch_id}` }, h("code", shortId(b.batch_id)))),
       h("td", badge(b.cancelled ? "cancelled" : b.status)),
-      h("td", progressBar(b.progress.completed + b.progress.failed, b.progress.total, "Images finished")),
+      h(
+        "td",
+        progressBar(b.progress.completed + b.progress.failed, b.progress.total, "Images finished"),
+      ),
       h("td", String(b.credits_used)),
       h("td", time(b.created_at)),
     ),
@@ -329,7 +361,12 @@ export async function batchesPage() {
     pageHead("Batches", "Many products at once, each with its own scenes."),
     h(
       "div.grid.two.wide-right",
-      h("section.card", { "aria-labelledby": "new-batch-h" }, h("h2", { id: "new-batch-h" }, "New batch"), form),
+      h(
+        "section.card",
+        { "aria-labelledby": "new-batch-h" },
+        h("h2", { id: "new-batch-h" }, "New batch"),
+        form,
+      ),
       h(
         "section.card",
         { "aria-labelledby": "batches-h" },
@@ -348,7 +385,11 @@ export async function batchPage({ params: [batchId], signal }) {
   const items = h("div");
   const note = h("p.muted.small");
   const onWait = waiter(note);
-  const cancel = h("button.btn.danger-ghost.small", { type: "button", hidden: true }, "Cancel batch");
+  const cancel = h(
+    "button.btn.danger-ghost.small",
+    { type: "button", hidden: true },
+    "Cancel batch",
+  );
   cancel.addEventListener(
     "click",
     busy(cancel, async () => {
@@ -370,7 +411,10 @@ export async function batchPage({ params: [batchId], signal }) {
         "div.status-line",
         h("span", { "data-testid": "batch-status" }, badge(b.cancelled ? "cancelled" : b.status)),
         h("span.muted", `${plural(b.total_images, "product")} × ${b.images_per_product} scenes`),
-        h("span.muted", final ? `${credits(b.credits_used)} used` : `${credits(b.credits_reserved)} reserved`),
+        h(
+          "span.muted",
+          final ? `${credits(b.credits_used)} used` : `${credits(b.credits_reserved)} reserved`,
+        ),
       ),
       progressBar(b.progress.completed + b.progress.failed, b.progress.total, "Products finished"),
     );
@@ -383,7 +427,12 @@ export async function batchPage({ params: [batchId], signal }) {
           h(
             "div.card-head",
             h("h3", img.id || shortId(img.job_id)),
-            h("span", badge(img.status), " ", h("a.small", { href: `#/jobs/${img.job_id}` }, "Job")),
+            h(
+              "span",
+              badge(img.status),
+              " ",
+              h("a.small", { href: `#/jobs/${img.job_id}` }, "Job"),
+            ),
           ),
           img.error ? notice("error", img.error) : null,
           img.results.length ? resultsGrid(img.results, img.id || "Scene") : null,
@@ -402,8 +451,18 @@ export async function batchPage({ params: [batchId], signal }) {
   }
   return h(
     "div.page",
-    pageHead("Batch", h("code", batchId), cancel, h("a.btn.small", { href: "#/batches" }, "← All batches")),
+    pageHead(
+      "Batch",
+      h("code", batchId),
+      cancel,
+      h("a.btn.small", { href: "#/batches" }, "← All batches"),
+    ),
     h("section.card", statusSlot, note),
-    h("section.card", { "aria-labelledby": "items-h" }, h("h2", { id: "items-h" }, "Products"), items),
+    h(
+      "section.card",
+      { "aria-labelledby": "items-h" },
+      h("h2", { id: "items-h" }, "Products"),
+      items,
+    ),
   );
 }
