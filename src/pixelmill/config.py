@@ -100,6 +100,13 @@ class Settings(BaseSettings):
         900, ge=10, description="a job running longer than this is considered stranded"
     )
     sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+    auth_cache_seconds: float = Field(
+        5,
+        ge=0,
+        description="how long a process remembers whom an API key or access token belongs to "
+        "(0: never). A key revoked or regenerated, or an account deactivated, by another "
+        "process stops working here within this bound; in the process that did it, at once",
+    )
     sync_reservation_timeout_seconds: float = Field(
         90,
         gt=0,

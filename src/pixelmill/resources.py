@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from pixelmill.accounts.credentials import CredentialCache
 from pixelmill.config import Settings
 from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
@@ -76,10 +77,13 @@ class Resources:
     library_storage: ObjectStorage
     providers: Backends | None = None
     """The generative backends operations are routed to (None: every operation offline)."""
+    credentials: CredentialCache = field(init=False)
+    """Whom recently seen API keys and access tokens belong to (``accounts/credentials.py``)."""
     jobs: JobBackends = field(init=False)
     wired: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
+        self.credentials = CredentialCache(self.settings.auth_cache_seconds)
         self.jobs = JobBackends(
             db=self.db, queue=self.queue, signer=self.signer, inputs=self.library_storage
         )

@@ -28,11 +28,13 @@ class Me(UserInfo):
     created_at: datetime
 
     @classmethod
-    def of(cls, user: User) -> Me:
+    def of(cls, user: User, credits: int | None = None) -> Me:
+        """``credits``: the balance read now (an authenticated ``user`` may come from the
+        credential cache, whose balance is not to be shown)."""
         return cls(
             id=user.id,
             email=user.email,
-            credits=user.credits,
+            credits=user.credits if credits is None else credits,
             is_active=user.is_active,
             subscription_tier=user.plan,
             created_at=user.created_at,

@@ -115,12 +115,16 @@ def user_for_api_key(session: Session, secret: str, key: str) -> User | None:
     )
 
 
+def active_user(session: Session, user_id: int) -> User | None:
+    user = session.get(User, user_id)
+    return user if user is not None and user.is_active else None
+
+
 def user_for_token(session: Session, secret: str, token: str) -> User | None:
     user_id = security.decode_access_token(secret, token)
     if user_id is None:
         return None
-    user = session.get(User, user_id)
-    return user if user is not None and user.is_active else None
+    return active_user(session, user_id)
 
 
 def set_plan(session: Session, user: User, plan: str) -> None:

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from pixelmill.accounts import service as accounts
-from pixelmill.accounts.security import API_KEY_PREFIX
+from pixelmill.accounts.security import API_KEY_PREFIX, decode_access_token, hash_api_key
 from pixelmill.db.models import User
 from pixelmill.errors import Unauthorized
 from pixelmill.ratelimit.limiter import LimitState
@@ -74,42 +75,75 @@ def publish_limits(request: Request, state: LimitState) -> None:
         request.state.ratelimit_headers = state.headers()
 
 
-def _count(request: Request, resources: Resources, user: User) -> User:
-    publish_limits(request, resources.limiter.hit_account(user.id, user.plan))
+async def _count(request: Request, resources: Resources, user: User) -> User:
+    limiter = resources.limiter
+    if limiter.shared:  # a networked storage: never wait for it on the event loop
+        state = await run_in_threadpool(limiter.hit_account, user.id, user.plan)
+    else:
+        state = limiter.hit_account(user.id, user.plan)
+    publish_limits(request, state)
     return user
 
 
-# Authentication reads in its own short read-only transaction, so no lock is held while the
-# endpoint runs (the operation pipeline opens its own write transactions).
-def _from_key(resources: Resources, token: str) -> User | None:
+# Whom a credential belongs to comes from the process's credential cache when it was read in
+# the last PIXELMILL_AUTH_CACHE_SECONDS (accounts/credentials.py bounds what that may serve);
+# otherwise from the database, in a short read-only transaction of its own on a worker thread
+# (no lock is held while the endpoint runs). Authentication is async: a cached credential costs
+# no thread hop.
+def _key_user(resources: Resources, token: str) -> User | None:
     with resources.db.read() as session:
         return accounts.user_for_api_key(session, resources.secret, token)
 
 
-def _from_jwt(resources: Resources, token: str) -> User | None:
+def _jwt_user(resources: Resources, user_id: int) -> User | None:
     with resources.db.read() as session:
-        return accounts.user_for_token(session, resources.secret, token)
+        return accounts.active_user(session, user_id)
 
 
-def require_api_key(request: Request, resources: Res, creds: ApiKeyCreds) -> User:
+async def _from_key(resources: Resources, token: str) -> User | None:
+    cache_key = "key:" + hash_api_key(resources.secret, token)
+    user = resources.credentials.get(cache_key)
+    if user is None:
+        stamp = resources.credentials.stamp()
+        user = await run_in_threadpool(_key_user, resources, token)
+        if user is not None:
+            resources.credentials.put(cache_key, user, stamp)
+    return user
+
+
+async def _from_jwt(resources: Resources, token: str) -> User | None:
+    user_id = decode_access_token(resources.secret, token)  # signature and expiry, every time
+    if user_id is None:
+        return None
+    cache_key = f"user:{user_id}"
+    user = resources.credentials.get(cache_key)
+    if user is None:
+        stamp = resources.credentials.stamp()
+        user = await run_in_threadpool(_jwt_user, resources, user_id)
+        if user is not None:
+            resources.credentials.put(cache_key, user, stamp)
+    return user
+
+
+async def require_api_key(request: Request, resources: Res, creds: ApiKeyCreds) -> User:
     if creds is None or not creds.credentials.startswith(API_KEY_PREFIX):
         raise Unauthorized("Missing or invalid API key (send Authorization: Bearer pk_live_...)")
-    user = _from_key(resources, creds.credentials)
+    user = await _from_key(resources, creds.credentials)
     if user is None:
         raise Unauthorized("Invalid API key")
-    return _count(request, resources, user)
+    return await _count(request, resources, user)
 
 
-def require_jwt(request: Request, resources: Res, creds: JwtCreds) -> User:
+async def require_jwt(request: Request, resources: Res, creds: JwtCreds) -> User:
     if creds is None:
         raise Unauthorized("Missing access token (log in at POST /api/auth/login)")
-    user = _from_jwt(resources, creds.credentials)
+    user = await _from_jwt(resources, creds.credentials)
     if user is None:
         raise Unauthorized("Invalid or expired access token")
-    return _count(request, resources, user)
+    return await _count(request, resources, user)
 
 
-def require_any(
+async def require_any(
     request: Request, resources: Res, key_creds: ApiKeyCreds, jwt_creds: JwtCreds
 ) -> User:
     """Either credential: API keys are recognised by their ``pk_live_`` prefix."""
@@ -118,13 +152,13 @@ def require_any(
         raise Unauthorized("Missing credentials (an API key or an access token)")
     token = creds.credentials
     user = (
-        _from_key(resources, token)
+        await _from_key(resources, token)
         if token.startswith(API_KEY_PREFIX)
-        else _from_jwt(resources, token)
+        else await _from_jwt(resources, token)
     )
     if user is None:
         raise Unauthorized("Invalid API key or access token")
-    return _count(request, resources, user)
+    return await _count(request, resources, user)
 
 
 ApiKeyUser = Annotated[User, Depends(require_api_key)]

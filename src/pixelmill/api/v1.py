@@ -122,17 +122,17 @@ async def image_to_image(
 
 
 @router.get("/user", response_model=UserInfo)
-def user_info(user: ApiKeyUser) -> UserInfo:
+def user_info(user: ApiKeyUser, session: ReadSession) -> UserInfo:
     """The account that owns the API key, with its credits."""
-    return UserInfo(id=user.id, email=user.email, credits=user.credits, is_active=user.is_active)
+    credits = ledger.balance(session, user.id)
+    return UserInfo(id=user.id, email=user.email, credits=credits, is_active=user.is_active)
 
 
 @router.get("/credits", response_model=CreditBalance)
 def credits(user: ApiKeyUser, session: ReadSession) -> CreditBalance:
     """The account's credit balance."""
-    return CreditBalance(
-        credits=user.credits, total_purchased=ledger.total_purchased(session, user.id)
-    )
+    totals = ledger.credit_totals(session, user.id)
+    return CreditBalance(credits=totals.credits, total_purchased=totals.total_purchased)
 
 
 class HistoryItem(BaseModel):

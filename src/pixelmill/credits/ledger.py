@@ -14,11 +14,12 @@ Services never commit; the caller's scope does.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
@@ -209,6 +210,36 @@ def ledger_sum(session: Session, user_id: int) -> int:
         )
         or 0
     )
+
+
+CREDIT_TOTALS = select(
+    User.credits,
+    select(func.coalesce(func.sum(CreditLedgerEntry.delta), 0))
+    .where(CreditLedgerEntry.user_id == bindparam("user_id"), CreditLedgerEntry.kind == "purchase")
+    .scalar_subquery(),
+    User.plan,
+).where(User.id == bindparam("user_id"))
+"""One account's balance, the total it ever purchased and its plan, in one statement
+(parameter ``user_id``)."""
+
+
+@dataclass(frozen=True)
+class CreditTotals:
+    credits: int
+    total_purchased: int
+    plan: str
+
+    @classmethod
+    def of(cls, row: Sequence[Any] | None) -> CreditTotals:
+        """From a :data:`CREDIT_TOTALS` row."""
+        if row is None:
+            raise NotFound("User not found")
+        return cls(int(row[0]), int(row[1] or 0), str(row[2]))
+
+
+def credit_totals(session: Session, user_id: int) -> CreditTotals:
+    """The balance, the total ever purchased and the plan, read together now."""
+    return CreditTotals.of(session.execute(CREDIT_TOTALS, {"user_id": user_id}).first())
 
 
 def total_purchased(session: Session, user_id: int) -> int:

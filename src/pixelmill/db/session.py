@@ -10,11 +10,11 @@ instead. PostgreSQL needs none of this: its row locks and conditional updates do
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Executable, Row, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -33,8 +33,12 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        readonly = conn.get_execution_options().get("pixelmill_readonly", False)
-        conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+        options = conn.get_execution_options()
+        if options.get("pixelmill_autocommit", False):
+            return  # each statement is its own implicit transaction (Database.query)
+        conn.exec_driver_sql(
+            "BEGIN" if options.get("pixelmill_readonly", False) else "BEGIN IMMEDIATE"
+        )
 
 
 # Sync endpoints run in AnyIO's thread pool (PIXELMILL_SYNC_THREADS, 8 by default), plus the
@@ -77,6 +81,10 @@ class Database:
         self.read_sessionmaker = sessionmaker(
             self.engine.execution_options(pixelmill_readonly=True), expire_on_commit=False
         )
+        # One-statement reads (fetch_row) need no snapshot: on SQLite they skip the BEGIN.
+        self.statement_engine = self.engine.execution_options(
+            pixelmill_readonly=True, pixelmill_autocommit=True
+        )
 
     @property
     def is_sqlite(self) -> bool:
@@ -105,6 +113,24 @@ class Database:
             with self.transaction() as session:
                 return fn(session)
 
+        return await asyncio.to_thread(run)
+
+    async def fetch_row(self, statement: Executable, params: Mapping[str, Any]) -> Row[Any] | None:
+        """The first row of ONE read-only statement (prepared once by the caller, so only its
+        parameters change), for an async endpoint on a hot path: a plain connection, no ORM
+        session, no explicit transaction (the statement is its own).
+
+        On SQLite it runs on the calling thread: in WAL mode a reader takes no lock that a
+        writer holds, so it never waits for one (the rule that async code leaves the database
+        to worker threads is about transactions that may wait for the write lock), and a
+        thread hop would cost more than the read. Elsewhere it runs on a worker thread."""
+
+        def run() -> Row[Any] | None:
+            with self.statement_engine.connect() as conn:
+                return conn.execute(statement, params).first()
+
+        if self.is_sqlite:
+            return run()
         return await asyncio.to_thread(run)
 
     @contextmanager

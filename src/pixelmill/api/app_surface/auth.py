@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -9,6 +10,8 @@ from fastapi import APIRouter, Form, Request
 from pixelmill.accounts import service as accounts
 from pixelmill.accounts.schemas import Me, RegeneratedKey, Registered, Token, UserCreate
 from pixelmill.api.deps import AnyUser, DbSession, JwtUser, ReadSession, Res, client_ip
+from pixelmill.credits import ledger
+from pixelmill.queue import run_after_commit
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -46,15 +49,18 @@ def login(
 
 
 @router.get("/me", response_model=Me)
-def me(user: AnyUser) -> Me:
+def me(user: AnyUser, session: ReadSession) -> Me:
     """The current account; accepts an access token or an API key."""
-    return Me.of(user)
+    return Me.of(user, ledger.balance(session, user.id))
 
 
 @router.post("/regenerate-token", response_model=RegeneratedKey)
 def regenerate_token(user: JwtUser, session: DbSession, resources: Res) -> RegeneratedKey:
     """Issue a new API key; every previous key of the account stops working at once."""
     key = accounts.regenerate_api_key(session, resources.secret, user.id)
+    # This process forgets the old key once the revocation is committed (a request that read
+    # it just before must not cache it again); other processes within PIXELMILL_AUTH_CACHE_SECONDS.
+    run_after_commit(session, partial(resources.credentials.forget_user, user.id))
     return RegeneratedKey(
         token=key, api_key=key, message="New API key issued; previous keys are revoked."
     )

@@ -39,9 +39,8 @@ class PriceList(BaseModel):
 @router.get("/balance", response_model=CreditBalance)
 def balance(user: JwtUser, session: ReadSession) -> CreditBalance:
     """The account's credits and the total it ever purchased."""
-    return CreditBalance(
-        credits=user.credits, total_purchased=ledger.total_purchased(session, user.id)
-    )
+    totals = ledger.credit_totals(session, user.id)
+    return CreditBalance(credits=totals.credits, total_purchased=totals.total_purchased)
 
 
 @router.get("/pricing")

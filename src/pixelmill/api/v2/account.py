@@ -6,19 +6,22 @@ from fastapi import APIRouter
 
 from pixelmill.accounts.plans import get_plan
 from pixelmill.accounts.schemas import Account, Me, RateLimits
-from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
+from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.credits import ledger
 
 router = APIRouter(prefix="/api/v2", tags=["v2 account"])
 
 
 @router.get("/account", response_model=Account)
-def account(user: ApiKeyUser, session: ReadSession, resources: Res) -> Account:
+async def account(user: ApiKeyUser, resources: Res) -> Account:
     """The account that owns the API key, its credit balance and its plan limits."""
-    plan = get_plan(user.plan)
+    row = await resources.db.fetch_row(ledger.CREDIT_TOTALS, {"user_id": user.id})
+    totals = ledger.CreditTotals.of(row)  # read now: the authenticated user may be cached
+    plan = get_plan(totals.plan)
+    me = Me.of(user, totals.credits).model_dump() | {"subscription_tier": totals.plan}
     return Account(
-        **Me.of(user).model_dump(),
-        total_purchased=ledger.total_purchased(session, user.id),
+        **me,
+        total_purchased=totals.total_purchased,
         rate_limits=RateLimits(
             requests_per_minute=plan.requests_per_minute
             or resources.settings.enterprise_requests_per_minute,
