@@ -5,6 +5,7 @@ activity and webhook follow; DELETE removes the job and its files."""
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 from typing import Any
@@ -161,3 +162,57 @@ def test_unfetchable_images_fail_their_products_and_release_their_credits(
     assert "404" in by_id["p-missing"]["errors"][0]["error"]
     assert balance_of(resources, acct.id) == 48
     assert held_reservations(resources, acct.id) == 0 and ledger_consistent(resources, acct.id)
+
+
+def test_library_products_with_upscale_and_scenes(app: FastAPI, resources: Resources) -> None:
+    acct = make_account(resources, credits=20)
+    with live_server(app) as base, httpx.Client(base_url=base, timeout=30) as http:
+        saved = http.post(
+            "/api/v2/products",
+            json={
+                "image": base64.b64encode(png(COLOURS["orange"])).decode(),
+                "filename": "lamp.png",
+                "name": "Orange Lamp",
+            },
+            headers=acct.key_headers,
+        )
+        assert saved.status_code == 201, saved.text
+        r = http.post(
+            JOBS,
+            json={
+                "shop_domain": SHOP,
+                "products": [{"id": "lamp", "product_uuid": saved.json()["uuid"]}],
+                "enrichments": ["alt_text", "images"],
+                "image_operations": [
+                    {"operation": "upscale", "scale": 2},
+                    {"operation": "scenes", "count": 2},
+                ],
+            },
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 202, r.text
+        # alt text 1 + upscale 2x 1 + 2 scenes x 1
+        assert r.json()["credits_reserved"] == 4
+        job = wait_job(http, acct, r.json()["job_id"])
+        assert job["status"] == "completed" and job["credits_used"] == 4
+        (product,) = job["results"]
+        assert product["title"] == "Orange Lamp"
+        assert product["alt_text"].startswith("Orange Lamp in orange")
+        labels = [i["label"] for i in product["images"]]
+        assert labels == ["upscale", "scenes:0", "scenes:1"]
+        up = Image.open(io.BytesIO(http.get(product["images"][0]["url"]).content))
+        assert up.size == (480, 480)
+        scene = Image.open(io.BytesIO(http.get(product["images"][1]["url"]).content))
+        assert scene.size == (256, 256)
+        # Another account cannot use the product.
+        other = make_account(resources, credits=20)
+        r = http.post(
+            JOBS,
+            json={
+                "shop_domain": SHOP,
+                "products": [{"id": "x", "product_uuid": saved.json()["uuid"]}],
+            },
+            headers=other.key_headers,
+        )
+        assert r.status_code == 404 and balance_of(resources, other.id) == 20
+    assert balance_of(resources, acct.id) == 16 and ledger_consistent(resources, acct.id)
