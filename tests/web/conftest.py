@@ -82,8 +82,10 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     browser = playwright_driver.chromium.launch(
         executable_path=chromium_path(),
         headless=True,
-        # No sandbox when the tests run as root (containers, CI); nothing but loopback is loaded.
-        args=["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [],
+        # No sandbox when the tests run as root (containers, CI): nothing but loopback is
+        # loaded. A container's small /dev/shm is not used for shared memory.
+        args=["--disable-dev-shm-usage"]
+        + (["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
     )
     try:
         yield browser
