@@ -106,6 +106,28 @@ def test_batch_completed_is_signed_and_retried_until_accepted(
     assert len(attempts[0].response_body) == 1000  # truncated
     assert attempts[2].response_body == "ok"
 
+    # The same log through the API, scoped to the account.
+    logged = client.get("/api/v2/webhooks/deliveries", headers=acct.key_headers).json()
+    (entry,) = logged["deliveries"]
+    assert entry["id"] == delivery.id and entry["status"] == "delivered"
+    assert entry["payload"]["batch_id"] == batch_id and entry["next_attempt_at"] is None
+    assert [a["status_code"] for a in entry["attempt_log"]] == [500, 500, 200]
+    one = client.get(f"/api/v2/webhooks/deliveries/{delivery.id}", headers=acct.key_headers)
+    assert one.status_code == 200 and one.json()["attempts"] == 3
+    failed = client.get("/api/v2/webhooks/deliveries?status=failed", headers=acct.key_headers)
+    assert failed.json()["deliveries"] == []
+    other = make_account(resources, credits=1)
+    assert (
+        client.get(
+            f"/api/v2/webhooks/deliveries/{delivery.id}", headers=other.key_headers
+        ).status_code
+        == 404
+    )
+    assert (
+        client.get("/api/v2/webhooks/deliveries", headers=other.key_headers).json()["deliveries"]
+        == []
+    )
+
 
 def test_job_webhook_url_overrides_registered_and_reports_results(
     client: TestClient, resources: Resources

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from pixelmill.schemas import Schema, Timestamp
@@ -27,3 +29,33 @@ class WebhookOut(Schema):
 class Deleted(BaseModel):
     id: int
     deleted: bool = True
+
+
+class AttemptOut(Schema):
+    number: int
+    status_code: int | None = Field(description="the receiver's HTTP status; null: no answer")
+    duration_ms: int
+    error: str | None
+    response_body: str = Field(description="the start of the receiver's answer")
+    created_at: Timestamp
+
+
+class DeliveryOut(Schema):
+    """One webhook message and its attempts (the body is the JSON that was signed)."""
+
+    id: str = Field(description="the webhook-id header of every attempt")
+    event: str
+    url: str
+    status: str = Field(description="pending (retries to come), delivered or failed")
+    attempts: int
+    next_attempt_at: Timestamp | None
+    created_at: Timestamp
+    delivered_at: Timestamp | None
+    payload: dict[str, Any]
+    attempt_log: list[AttemptOut]
+
+
+class DeliveryList(BaseModel):
+    deliveries: list[DeliveryOut]
+    limit: int
+    offset: int

@@ -5,14 +5,23 @@ endpoint's secret (Standard Webhooks: ``webhook-id``, ``webhook-timestamp``,
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
-from pixelmill.webhooks import registry
-from pixelmill.webhooks.schemas import Deleted, WebhookCreate, WebhookOut
+from pixelmill.db.models import WebhookAttempt, WebhookDelivery
+from pixelmill.webhooks import log, registry
+from pixelmill.webhooks.schemas import (
+    AttemptOut,
+    Deleted,
+    DeliveryList,
+    DeliveryOut,
+    WebhookCreate,
+    WebhookOut,
+)
 
 router = APIRouter(prefix="/api/v2", tags=["v2 webhooks"])
 
@@ -47,3 +56,41 @@ def delete_webhook(webhook_id: WebhookId, user: ApiKeyUser, session: DbSession) 
     """Remove a webhook (404 for an id that is not the account's)."""
     registry.delete_endpoint(session, user.id, webhook_id)
     return Deleted(id=webhook_id)
+
+
+def _delivery_out(delivery: WebhookDelivery, attempts: list[WebhookAttempt]) -> DeliveryOut:
+    return DeliveryOut.from_row(
+        delivery,
+        next_attempt_at=delivery.next_attempt_at if delivery.status == "pending" else None,
+        payload=json.loads(delivery.payload),
+        attempt_log=[AttemptOut.model_validate(a) for a in attempts],
+    )
+
+
+@router.get("/webhooks/deliveries", response_model=DeliveryList)
+def list_deliveries(
+    user: ApiKeyUser,
+    resources: Res,
+    status: Annotated[str | None, Query(pattern="^(pending|delivered|failed)$")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Annotated[int, Query(ge=0, le=10**6)] = 0,
+) -> DeliveryList:
+    """The delivery log: webhook messages sent for the account (to registered endpoints and
+    per-request ``webhook_url``s), newest first, each with its attempts."""
+    with resources.db.read() as session:
+        rows = log.list_deliveries(session, user.id, status=status, limit=limit, offset=offset)
+        attempts = log.attempts_of(session, [d.id for d in rows])
+        out = [_delivery_out(d, attempts[d.id]) for d in rows]
+    return DeliveryList(deliveries=out, limit=limit, offset=offset)
+
+
+@router.get("/webhooks/deliveries/{delivery_id}", response_model=DeliveryOut)
+def get_delivery(
+    delivery_id: Annotated[str, Path(max_length=64, pattern="^[A-Za-z0-9_-]+$")],
+    user: ApiKeyUser,
+    resources: Res,
+) -> DeliveryOut:
+    """One delivery and its attempts (404 for another account's)."""
+    with resources.db.read() as session:
+        delivery = log.get_delivery(session, user.id, delivery_id)
+        return _delivery_out(delivery, log.attempts_of(session, [delivery.id])[delivery.id])
