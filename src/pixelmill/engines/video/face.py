@@ -173,6 +173,8 @@ class FaceRig:
     """Head-sway weight."""
     pivot: tuple[float, float]
     mouth_width: float
+    mouth_box: tuple[slice, slice]
+    """Rows and columns of the ROI where the lip gap can appear (the only place it is drawn)."""
     cavity: npt.NDArray[np.float32]
     """Mouth-interior colour (RGB float) per ROI pixel."""
     teeth: npt.NDArray[np.float32]
@@ -214,7 +216,7 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
     dx = np.abs(gx - cx)
     outside = _smoothstep(0.7 * half, 1.3 * half, dx)
     mouth_in = 1.0 - _smoothstep(0.8 * half, 1.0 * half, dx)
-    lens = np.clip(1.0 - (dx / (0.98 * half)) ** 2, 0.0, 1.0) ** 0.55
+    lens = np.clip(1.0 - (dx / (0.98 * half)) ** 2, 0.0, 1.0) ** 1.1
     below_seam = (seam_d >= 0).astype(np.float32)
     deeper = np.clip(seam_d / (0.45 * jaw_len), 0.0, 1.0)
     inner = below_seam * (lens + (1.0 - lens) * deeper)
@@ -263,7 +265,8 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
         dark_rgb = inner_pixels[luma <= np.percentile(luma, 15)].mean(axis=0)
         dark_rgb = np.minimum(dark_rgb, lip_rgb * 0.45)
     else:
-        dark_rgb = lip_rgb * 0.38
+        # a closed mouth: a deep, warm red-brown in the lips' own hue
+        dark_rgb = 0.5 * lip_rgb * 0.4 + 0.5 * np.asarray([72, 24, 26], np.float32)
     depth = np.clip(1.0 - dx / max(half, 1.0), 0.0, 1.0)[..., None]
     cavity = (dark_rgb * (1 - 0.45 * depth)).astype(np.float32)
     skin = frame[
@@ -286,9 +289,13 @@ def build_rig(frame: ImageArray, marks: Landmarks) -> FaceRig:
         head=head,
         pivot=pivot,
         mouth_width=mouth_w,
+        mouth_box=(
+            slice(max(0, int(seam0 - 0.6 * mouth_w) - y0), max(1, int(seam0 + 0.6 * mouth_w) - y0)),
+            slice(max(0, int(cx - 0.65 * mouth_w) - x0), max(1, int(cx + 0.65 * mouth_w) - x0)),
+        ),
         cavity=cavity,
         teeth=teeth,
-        teeth_alpha=0.0 if already_open else 0.4,
+        teeth_alpha=0.0 if already_open else 0.5,
     )
 
 
@@ -321,15 +328,20 @@ def animate(
     warped = cv2.remap(base, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     if drop > 0.6:
         # the gap between the lips: rows whose source lies across the seam
-        src_d = rig.seam_d - dy
-        across = np.where(rig.seam_d >= 0, -src_d, src_d)
-        gap = np.clip(across + 0.5, 0.0, 1.0) * rig.mouth_in
+        rows, cols = rig.mouth_box
+        seam_d = rig.seam_d[rows, cols]
+        d = dy[rows, cols]
+        src_d = seam_d - d
+        across = np.where(seam_d >= 0, -src_d, src_d)
+        gap = np.clip(across + 0.5, 0.0, 1.0) * rig.mouth_in[rows, cols]
         if float(gap.max()) > 0:
             # a faint band of upper teeth in the top third of the gap once it is wide enough
-            teeth_w = np.clip(1.0 - rig.seam_d / (0.35 * max(drop, 1.0)), 0.0, 1.0)
-            teeth_w = teeth_w * (rig.seam_d >= 0) * min(1.0, drop / 6.0) * rig.teeth_alpha
-            fill = rig.cavity * (1 - teeth_w[..., None]) + rig.teeth * teeth_w[..., None]
-            g = 0.92 * cv2.GaussianBlur(gap.astype(np.float32), (3, 3), 0)[..., None]
-            warped = (warped.astype(np.float32) * (1 - g) + fill * g).astype(np.uint8)
+            teeth_w = np.clip(1.0 - seam_d / (0.35 * max(drop, 1.0)), 0.0, 1.0)
+            teeth_w = teeth_w * (seam_d >= 0) * min(1.0, drop / 6.0) * rig.teeth_alpha
+            cavity = rig.cavity[rows, cols]
+            fill = cavity * (1 - teeth_w[..., None]) + rig.teeth * teeth_w[..., None]
+            g = 0.94 * cv2.GaussianBlur(gap.astype(np.float32), (5, 5), 0)[..., None]
+            part = warped[rows, cols].astype(np.float32)
+            warped[rows, cols] = (part * (1 - g) + fill * g).astype(np.uint8)
     out[y0:y1, x0:x1] = warped
     return out
