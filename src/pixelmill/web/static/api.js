@@ -43,9 +43,15 @@ export const session = {
     localStorage.setItem(SESSION_KEY, JSON.stringify(s));
     emit("session");
   },
+  /** Sign out: forget the access token and this account's API key in this browser. */
   clear() {
     const s = this.load();
     if (s && s.user) localStorage.removeItem(KEY_PREFIX + s.user.id);
+    this.expire();
+  },
+  /** The access token expired or was refused: sign in again (the API key stays; the same
+   * account signing in again finds it). */
+  expire() {
     localStorage.removeItem(SESSION_KEY);
     emit("session");
   },
@@ -135,9 +141,7 @@ export async function api(path, { method = "GET", auth = "key", json, form, mult
   if (!res.ok) {
     const retry = Number(res.headers.get("Retry-After")) || null;
     const err = new ApiError(res.status, detailOf(data, `${res.status} ${res.statusText}`), retry);
-    if (res.status === 401 && auth === "jwt") {
-      session.clear();
-    }
+    if (res.status === 401 && auth === "jwt") session.expire();
     if (res.status === 401 && auth === "key") emit("key-rejected");
     throw err;
   }
