@@ -209,6 +209,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     from pixelmill.api import files, free_tools, process, v1
     from pixelmill.api.app_surface import ads as app_ads
     from pixelmill.api.app_surface import auth, avatars, credits, tryon
+    from pixelmill.api.app_surface import catalog as app_catalog
     from pixelmill.api.app_surface import marketing as app_marketing
     from pixelmill.api.v2 import account, adpack, processing
     from pixelmill.api.v2 import batches as v2_batches
@@ -226,6 +227,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         app_marketing.router,
         app_ads.router,
         avatars.router,
+        app_catalog.router,
         process.router,
         v1.router,
         account.router,

@@ -21,6 +21,7 @@ OPERATION_PRICES: dict[str, int] = {
     "avatar": 1,  # per avatar of an avatar job
     "product_photo": 1,  # per image of a product-photo job (a product with an avatar)
     "tryon": 1,  # per image of a try-on job
+    "silo": 1,  # per silhouette shot of a catalog product (JWT create-silo)
     "video": 50,  # a talking video job (v2 generate/video, JWT create-video)
     "quick_video": 5,  # per started 10 seconds of a synchronous quick video (at least one)
     "product_text": 1,  # per text field (description, tags, alt text) of a storefront product

@@ -20,6 +20,7 @@ from pixelmill.engines.product_text import ProductTextEngine
 from pixelmill.engines.prompt import ImageToPromptEngine
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
 from pixelmill.engines.scenes import ScenesEngine
+from pixelmill.engines.silo import SiloEngine
 from pixelmill.engines.style import StyleTransferEngine
 from pixelmill.engines.text_removal import TextRemovalEngine
 from pixelmill.engines.tryon import TryOnEngine
@@ -44,6 +45,7 @@ def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
         EditEngine(),
         ReplaceBackgroundEngine(),
         ScenesEngine(),
+        SiloEngine(),
         GuidedAvatarEngine(),
         ReferenceAvatarEngine(),
         ProductPhotoEngine(),

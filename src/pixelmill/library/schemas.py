@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from pixelmill.library.service import CATEGORIES
@@ -14,6 +16,13 @@ class ProductCreate(BaseModel):
     name: str | None = Field(None, max_length=255, description="default: the file name")
     category: str | None = Field(None, description="default: other; " + ", ".join(CATEGORIES))
     description: str | None = Field(None, max_length=5000, description="default: measured")
+    brand: str | None = Field(None, max_length=255)
+    status: Literal["active", "draft", "archived"] = Field(
+        "active", description="the JWT catalog's filter"
+    )
+    collection_id: int | None = Field(
+        None, ge=1, le=2**31 - 1, description="a collection of the JWT catalog"
+    )
 
 
 class ProductOut(Schema):
@@ -27,6 +36,9 @@ class ProductOut(Schema):
     image_url: str = Field(description="signed, expiring URL of the saved image")
     width: int
     height: int
+    brand: str | None = None
+    status: str = "active"
+    collection_id: int | None = None
     created_at: Timestamp
 
 

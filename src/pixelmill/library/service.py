@@ -54,9 +54,16 @@ def create_product(
     width: int,
     height: int,
     product_id: str | None = None,
+    brand: str | None = None,
+    status: str = "active",
+    collection_id: int | None = None,
 ) -> Product:
     product = Product(
         id=product_id or str(uuid.uuid4()),
+        number=draw_number(session, "product"),
+        brand=brand,
+        status=status,
+        collection_id=collection_id,
         user_id=user_id,
         name=name,
         filename=filename,
@@ -84,6 +91,9 @@ def add_product(
     category: str | None,
     description: str,
     description_given: bool,
+    brand: str | None = None,
+    status: str = "active",
+    collection_id: int | None = None,
 ) -> Product:
     """Create a product from a saved upload and, with ``analyze``, queue the analysis of
     whatever the caller did not give (``category`` None, or a measured ``description``
@@ -99,6 +109,9 @@ def add_product(
         image_key=saved.key,
         width=saved.image.width,
         height=saved.image.height,
+        brand=brand,
+        status=status,
+        collection_id=collection_id,
     )
     if analyze:
         schedule_analysis(

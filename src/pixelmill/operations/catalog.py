@@ -79,6 +79,8 @@ CATALOG: dict[str, Operation] = {
         Operation("avatar_reference", "avatar_reference", _per_output("avatar"), "png"),
         Operation("product_photo", "product_photo", _per_output("product_photo"), "jpeg"),
         Operation("tryon", "tryon", _per_output("tryon"), "jpeg"),
+        # JWT catalog: silhouette shots of a saved product (create-silo).
+        Operation("silo", "silo", _per_output("silo"), "jpeg"),
         # Platform ads (JWT generate-ai-ad): free; the ad pack prices its parts itself.
         Operation("ad", "ad", lambda _params: 0, "jpeg"),
         # Storefront enrichment jobs only: a product's description, tags, alt text (JSON out).

@@ -80,6 +80,9 @@ async def create_product(
             category=body.category,
             description=description,
             description_given=bool(body.description),
+            brand=body.brand,
+            status=body.status,
+            collection_id=body.collection_id,
         )
         return product_out(resources.signer, base_url, product)
 
