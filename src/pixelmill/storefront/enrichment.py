@@ -171,13 +171,20 @@ def mark_item(
     price: int = 0,
 ) -> bool:
     """Record one item of product ``index`` as delivered (``value`` or ``image``) or failed
-    (``error``). Idempotent: an item no longer pending is left alone (False)."""
+    (``error``). Idempotent: an item already recorded is left alone (False), except that a
+    delivery replaces an earlier failure of the same item (a resumed run's retry)."""
     products = copy.deepcopy(row.products)
     if not 0 <= index < len(products):
         return False
     p = products[index]
+    retried = [e for e in p["errors"] if e["enrichment"] == item]
     if item not in p["pending"]:
-        return False
+        # A resumed run retries what an earlier run could not deliver: a delivery replaces
+        # the earlier failure (its price was just captured); anything else is a repeat.
+        if error is not None or not retried:
+            return False
+        p["errors"] = [e for e in p["errors"] if e["enrichment"] != item]
+        p["pending"].append(item)
     total = len(p["pending"]) + len(p["result"]) + len(p["images"]) + len(p["errors"])
     p["pending"].remove(item)
     if error is not None:
