@@ -15,8 +15,10 @@ import pytest
 
 from tests.generation.test_people import tshirt
 from tests.images import encode, png_bytes
-from tests.support import IN_CI, balance_of
+from tests.jobs.helpers import b64_png
+from tests.support import IN_CI, balance_of, wait_until
 from tests.web.conftest import Live, Tab
+from tests.webhooks.receiver import webhook_receiver
 
 try:
     from playwright.sync_api import Page, expect
@@ -302,3 +304,41 @@ def test_a_key_regenerated_elsewhere_is_asked_for_again(tab: Tab, live: Live) ->
     page.get_by_role("textbox", name="Your API key").fill(new_key)
     page.get_by_role("button", name="Use this key").click()
     expect(page.get_by_text("Nothing processed yet.")).to_be_visible()
+
+
+def test_webhook_delivery_log(tab: Tab, live: Live) -> None:
+    """A job's job.completed message, refused once by the receiver then accepted, shows in the
+    delivery log with both attempts and the signed payload."""
+    page = tab.page
+    sign_up(tab)
+    headers = {"Authorization": f"Bearer {page.get_by_test_id('api-key').inner_text()}"}
+    with webhook_receiver(statuses=[500]) as receiver:
+        r = httpx.post(
+            f"{live.base_url}/api/v2/webhooks", json={"url": receiver.url}, headers=headers
+        )
+        assert r.status_code == 200, r.text
+        job = httpx.post(
+            f"{live.base_url}/api/v2/jobs",
+            json={"product_image": b64_png(), "images_to_generate": 1},
+            headers=headers,
+            timeout=30,
+        )
+        assert job.status_code == 202, job.text
+        job_id = job.json()["job_id"]
+        wait_until(lambda: len(receiver.snapshot()) >= 2, timeout=60)
+
+    page.get_by_role("link", name="Webhooks", exact=True).click()
+    expect(page.locator(".hooks li")).to_contain_text(receiver.url)
+    entry = page.locator("details.delivery").first
+    expect(entry.locator("summary")).to_contain_text("job.completed")
+    expect(entry.locator("summary")).to_contain_text("delivered")
+    expect(entry.locator("summary")).to_contain_text("2 attempts, last 200")
+    entry.locator("summary").click()  # opens like a disclosure, by keyboard too
+    expect(entry.locator(".attempts li")).to_have_count(2)
+    expect(entry.locator(".attempts li").first).to_contain_text("HTTP 500")
+    expect(entry.locator(".attempts li").nth(1)).to_contain_text("HTTP 200")
+    expect(entry.locator("pre")).to_contain_text(job_id)
+    check_accessible(page)
+    tab.shot("webhooks")
+    page.get_by_label("Status").select_option("failed")
+    expect(page.get_by_text("No failed deliveries.")).to_be_visible()

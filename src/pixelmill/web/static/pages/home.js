@@ -11,6 +11,7 @@ import {
   field,
   notice,
   pageHead,
+  plural,
   time,
   title,
   toast,
@@ -491,6 +492,7 @@ export async function webhooksPage() {
     }),
   );
   await load();
+  const log = await deliveryLog();
   return h(
     "div.page",
     pageHead(
@@ -514,5 +516,138 @@ export async function webhooksPage() {
         created,
       ),
     ),
+    log,
+  );
+}
+
+// ---- the delivery log -----------------------------------------------------------------------
+
+const LOG_PAGE = 20;
+
+function attemptLine(a) {
+  const answer =
+    a.status_code !== null ? `HTTP ${a.status_code}` : `no answer${a.error ? `: ${a.error}` : ""}`;
+  return h(
+    "li",
+    h("span.attempt-no", `#${a.number}`),
+    h(`span.code.${a.status_code !== null && a.status_code < 300 ? "ok" : "bad"}`, answer),
+    h("span.muted", `${a.duration_ms} ms`),
+    time(a.created_at),
+    a.response_body ? h("code.reply", a.response_body.slice(0, 200)) : null,
+  );
+}
+
+function deliveryItem(d) {
+  const last = d.attempt_log[d.attempt_log.length - 1];
+  return h(
+    "li",
+    h(
+      "details.delivery",
+      h(
+        "summary",
+        h("span.event", d.event),
+        badge(d.status),
+        h("code.url", d.url),
+        h(
+          "span.muted",
+          last
+            ? `${plural(d.attempts, "attempt")}, last ${last.status_code ?? "no answer"}`
+            : "not sent yet",
+        ),
+        time(d.created_at),
+      ),
+      h(
+        "div.delivery-body",
+        d.next_attempt_at ? h("p.muted.small", "Next attempt ", time(d.next_attempt_at)) : null,
+        h("h3", "Attempts"),
+        d.attempt_log.length
+          ? h("ol.attempts", d.attempt_log.map(attemptLine))
+          : h("p.muted", "None yet."),
+        h("h3", "Payload (the signed body)"),
+        h("pre.code", h("code", JSON.stringify(d.payload, null, 2))),
+        h("p.muted.small", "webhook-id: ", h("code", d.id)),
+      ),
+    ),
+  );
+}
+
+/** The account's webhook messages, newest first, each with its attempts and payload. */
+async function deliveryLog() {
+  let offset = 0;
+  const body = h("div", { "aria-live": "polite" });
+  const status = h(
+    "select",
+    ["", "pending", "delivered", "failed"].map((v) =>
+      h("option", { value: v }, v ? title(v) : "All"),
+    ),
+  );
+  async function load() {
+    const q = new URLSearchParams({ limit: String(LOG_PAGE), offset: String(offset) });
+    if (status.value) q.set("status", status.value);
+    let page;
+    try {
+      page = await api(`/api/v2/webhooks/deliveries?${q}`);
+    } catch (e) {
+      clear(body, notice("error", e.detail));
+      return;
+    }
+    const items = page.deliveries;
+    clear(
+      body,
+      items.length
+        ? h("ul.deliveries", items.map(deliveryItem))
+        : h(
+            "p.empty",
+            status.value
+              ? `No ${status.value} deliveries.`
+              : "No deliveries yet: they appear when a job or batch finishes.",
+          ),
+      offset || items.length === LOG_PAGE
+        ? h(
+            "div.pager",
+            h(
+              "button.btn.small",
+              {
+                type: "button",
+                disabled: offset === 0,
+                onclick: () => {
+                  offset = Math.max(0, offset - LOG_PAGE);
+                  load();
+                },
+              },
+              "← Newer",
+            ),
+            h(
+              "button.btn.small",
+              {
+                type: "button",
+                disabled: items.length < LOG_PAGE,
+                onclick: () => {
+                  offset += LOG_PAGE;
+                  load();
+                },
+              },
+              "Older →",
+            ),
+          )
+        : null,
+    );
+  }
+  status.addEventListener("change", () => {
+    offset = 0;
+    load();
+  });
+  const refresh = h("button.btn.small", { type: "button" }, "Refresh");
+  refresh.addEventListener("click", busy(refresh, load));
+  await load();
+  return h(
+    "section.card",
+    { "aria-labelledby": "log-h" },
+    h(
+      "div.card-head",
+      h("h2", { id: "log-h" }, "Delivery log"),
+      h("div.row.center", field("Status", status), refresh),
+    ),
+    body,
   );
 }
