@@ -97,7 +97,18 @@ class Settings(BaseSettings):
     )
     job_workers: int = Field(2, ge=1, description="inline queue: concurrent jobs")
     job_lease_seconds: int = Field(
-        900, ge=10, description="a job running longer than this is considered stranded"
+        60,
+        ge=10,
+        description="a running job's lease: its run renews it every quarter of this while it is "
+        "alive (a heartbeat); a job whose lease ran out (its worker died) is taken up again by "
+        "the next sweep: a dead run is noticed within this plus the sweep interval",
+    )
+    job_dispatch_timeout_seconds: float = Field(
+        20,
+        gt=0,
+        description="a job saved but not claimed by a worker this long after its last dispatch "
+        "(a lost queue message, a server that died between saving and dispatching) is "
+        "dispatched again by the next sweep; the claim makes duplicates harmless",
     )
     sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
     auth_cache_seconds: float = Field(

@@ -113,7 +113,7 @@ def sweep(res: Resources) -> dict[str, int]:
     expired idempotency records. Idempotent; several processes may run it at once."""
     counts = job_tasks.sweep(
         res.jobs,
-        lease_seconds=float(res.settings.job_lease_seconds),
+        dispatch_timeout_seconds=res.settings.job_dispatch_timeout_seconds,
         max_attempts=res.settings.job_max_attempts,
     )
     counts["webhooks_dispatched"] = webhook_tasks.sweep(res.db, res.queue)

@@ -5,15 +5,22 @@ runs (its credits released)."""
 
 from __future__ import annotations
 
+import threading
+import time
+from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import partial
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Job
+from pixelmill.engines.base import OutputImage, PlannedImage
 from pixelmill.jobs import lifecycle, service
+from pixelmill.jobs.runner import JobKind, Rendered
 from pixelmill.jobs.service import Claim, LostClaim
 from pixelmill.resources import Resources
 from pixelmill.worker import job_runner
@@ -146,8 +153,59 @@ def test_sweeper_fails_a_job_after_max_attempts(client: TestClient, resources: R
 def test_sweeper_redispatches_a_lost_pending_job(client: TestClient, resources: Resources) -> None:
     acct = make_account(resources, credits=10)
     job_id = _create(client, resources, acct, 1)
-    stale = utcnow() - timedelta(seconds=resources.settings.job_lease_seconds + 1)
+    stale = utcnow() - timedelta(seconds=resources.settings.job_dispatch_timeout_seconds + 1)
     with resources.db.transaction() as session:
         session.execute(update(Job).where(Job.id == job_id).values(updated_at=stale))
     assert sweep_jobs(resources)["redispatched"] == 1
     assert wait_terminal(client, acct, job_id)["status"] == "completed"
+
+
+@dataclass(frozen=True)
+class SlowKind:
+    """A kind whose every output takes longer than the lease to render."""
+
+    inner: JobKind
+    seconds: float
+    result_format: str = "jpeg"
+    subject: str = "product"
+
+    def plan(self, run: Claim) -> list[PlannedImage]:
+        def slow(item: PlannedImage) -> OutputImage:
+            time.sleep(self.seconds)
+            return item.render()
+
+        return [
+            PlannedImage(p.position, p.label, partial(slow, p))  # type: ignore[arg-type]
+            for p in self.inner.plan(run)
+        ]
+
+    def record(self, session: Session, run: Claim, rendered: Rendered) -> None:
+        return None
+
+
+def test_a_live_run_keeps_its_job_by_heartbeat(client: TestClient, resources: Resources) -> None:
+    """Outputs that take 3x the lease each: the heartbeat renews it, so sweeps during the run
+    take nothing away and the job is run once."""
+    acct = make_account(resources, credits=10)
+    job_id = _create(client, resources, acct, 2)
+    base = job_runner(resources)
+    runner = replace(base, lease_seconds=0.4, kinds={"scenes": SlowKind(base.kinds["scenes"], 1.2)})
+    done = threading.Event()
+    swept: list[dict[str, int]] = []
+
+    def sweeping() -> None:
+        while not done.wait(0.15):
+            swept.append(sweep_jobs(resources))
+
+    sweeper = threading.Thread(target=sweeping)
+    sweeper.start()
+    try:
+        assert runner.run(job_id) == "completed"
+    finally:
+        done.set()
+        sweeper.join()
+    assert len(swept) >= 10 and all(s["requeued"] == 0 for s in swept)
+    with resources.db.read() as session:
+        job = session.get(Job, job_id)
+        assert job is not None and job.attempts == 1 and job.lease_expires_at is None
+    assert balance_of(resources, acct.id) == 8 and ledger_consistent(resources, acct.id)

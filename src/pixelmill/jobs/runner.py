@@ -8,8 +8,10 @@ the same set, each output charged once."""
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -154,7 +156,35 @@ class JobRunner:
         self.results.put(key, data, content_type(fmt))
         return Rendered(item.position, item.label, output, key, data, item.price)
 
+    @contextmanager
+    def _heartbeat(self, claim: Claim) -> Iterator[threading.Event]:
+        """Renew the claim's lease every quarter lease while the body runs, so a live run
+        keeps its job however long one output takes, and a dead one (its process killed)
+        lets the lease run out. The event is set when the run lost its claim."""
+        stop, lost = threading.Event(), threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self.lease_seconds / 4):
+                try:
+                    if not self._write(lambda s: service.heartbeat(s, claim, self.lease_seconds)):
+                        lost.set()
+                        return
+                except Exception:  # a database hiccup: the next beat tries again
+                    log.warning("job %s: heartbeat failed", claim.job_id, exc_info=True)
+
+        thread = threading.Thread(target=beat, name=f"heartbeat-{claim.job_id}", daemon=True)
+        thread.start()
+        try:
+            yield lost
+        finally:
+            stop.set()
+            thread.join()
+
     def _run_claimed(self, claim: Claim) -> str | None:
+        with self._heartbeat(claim):
+            return self._run_kind(claim)
+
+    def _run_kind(self, claim: Claim) -> str | None:
         kind = self.kinds.get(claim.kind)
         if kind is None:
             return self._finish(claim, error=f"jobs of kind {claim.kind!r} cannot run here")

@@ -248,6 +248,12 @@ def _renew(session: Session, claim: Claim, lease_seconds: float, **counters: Any
         raise LostClaim(claim.job_id)
 
 
+def heartbeat(session: Session, claim: Claim, lease_seconds: float) -> None:
+    """Renew the run's lease while it is alive (rendering one output may take longer than the
+    lease); :class:`LostClaim` when the run no longer owns the job."""
+    _renew(session, claim, lease_seconds)
+
+
 def record_result(
     session: Session,
     claim: Claim,

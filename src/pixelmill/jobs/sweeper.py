@@ -18,10 +18,17 @@ from pixelmill.queue import dispatch_after_commit
 
 
 def sweep_jobs(
-    session: Session, backends: JobBackends, *, lease_seconds: float, max_attempts: int
+    session: Session,
+    backends: JobBackends,
+    *,
+    dispatch_timeout_seconds: float,
+    max_attempts: int,
 ) -> dict[str, int]:
-    """Re-dispatch (after the caller's commit) or fail stranded jobs. Returns counts of what
-    it did."""
+    """Re-dispatch (after the caller's commit) or fail stranded jobs: running ones whose lease
+    ran out (their run stopped renewing it), and saved ones no worker claimed within
+    ``dispatch_timeout_seconds`` of their last dispatch. A ``pending`` row is the outbox of
+    its own dispatch: it is written in the creating transaction, so a job can never be saved
+    and forgotten. Returns counts of what it did."""
     now = utcnow()
     requeued: list[str] = []
     failed = 0
@@ -38,7 +45,7 @@ def sweep_jobs(
         ):
             requeued.append(job_id)
     # Waiting jobs whose message may be lost: dispatch again (the claim deduplicates).
-    stale = now - timedelta(seconds=lease_seconds)
+    stale = now - timedelta(seconds=dispatch_timeout_seconds)
     waiting = session.scalars(
         select(Job.id).where(Job.status.in_([PENDING, QUEUED]), Job.updated_at < stale)
     ).all()

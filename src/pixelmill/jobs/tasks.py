@@ -15,7 +15,14 @@ def run_job(runner: JobRunner, job_id: str) -> str | None:
     return runner.run(job_id)
 
 
-def sweep(backends: JobBackends, *, lease_seconds: float, max_attempts: int) -> dict[str, int]:
+def sweep(
+    backends: JobBackends, *, dispatch_timeout_seconds: float, max_attempts: int
+) -> dict[str, int]:
     """Stranded jobs back on the queue, or failed after ``max_attempts`` runs."""
     with backends.db.transaction() as session:
-        return sweep_jobs(session, backends, lease_seconds=lease_seconds, max_attempts=max_attempts)
+        return sweep_jobs(
+            session,
+            backends,
+            dispatch_timeout_seconds=dispatch_timeout_seconds,
+            max_attempts=max_attempts,
+        )
