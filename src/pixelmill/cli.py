@@ -75,13 +75,23 @@ pixelmill: loading the application (a few seconds); "Uvicorn running on" below m
 @app.command()
 def worker(
     concurrency: Annotated[
-        int | None, typer.Option(help="jobs run at once (default: PIXELMILL_JOB_WORKERS)")
+        int | None, typer.Option(help="tasks run at once (default: PIXELMILL_JOB_WORKERS)")
+    ] = None,
+    lane: Annotated[
+        list[str] | None,
+        typer.Option(help="jobs and/or webhooks (repeatable; default: both)"),
     ] = None,
 ) -> None:
-    """Run a Celery worker (PIXELMILL_QUEUE=celery, PIXELMILL_REDIS_URL) for jobs and webhooks."""
+    """Run a Celery worker (PIXELMILL_QUEUE=celery, PIXELMILL_REDIS_URL) for jobs and webhook
+    deliveries, or for one lane (`--lane webhooks`: slow receivers never hold a job worker)."""
+    from pixelmill.queue.base import LANES
     from pixelmill.worker import run_worker
 
-    run_worker(_settings(), concurrency)
+    lanes = tuple(lane or LANES)
+    unknown = sorted(set(lanes) - set(LANES))
+    if unknown:
+        raise typer.BadParameter(f"unknown lane {unknown[0]!r}; lanes: {', '.join(LANES)}")
+    run_worker(_settings(), concurrency, lanes)
 
 
 def _version() -> str:

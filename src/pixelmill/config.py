@@ -96,6 +96,9 @@ class Settings(BaseSettings):
         description="threads for synchronous endpoints (raise it for PostgreSQL over a network)",
     )
     job_workers: int = Field(2, ge=1, description="inline queue: concurrent jobs")
+    webhook_workers: int = Field(
+        4, ge=1, description="inline queue: concurrent webhook deliveries (a pool of their own)"
+    )
     job_lease_seconds: int = Field(
         60,
         ge=10,

@@ -31,6 +31,7 @@ from pixelmill.marketing.kinds import VideoKind
 from pixelmill.marketing.service import VIDEO_KIND
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
+from pixelmill.queue.base import LANES
 from pixelmill.resources import Resources, build_resources
 from pixelmill.storefront import tasks as storefront_tasks
 from pixelmill.storefront.enrichment import KIND as ENRICHMENT_KIND
@@ -137,8 +138,11 @@ def wire(res: Resources) -> Resources:
     return res
 
 
-def run_worker(settings: Settings, concurrency: int | None = None) -> None:
-    """Run a Celery worker in this process until it is stopped (``pixelmill worker``)."""
+def run_worker(
+    settings: Settings, concurrency: int | None = None, lanes: tuple[str, ...] = LANES
+) -> None:
+    """Run a Celery worker for ``lanes`` in this process until it is stopped (``pixelmill
+    worker``)."""
     from pixelmill.queue.celery import CeleryQueue  # only a worker process needs Celery loaded
 
     res = wire(build_resources(settings))
@@ -147,6 +151,6 @@ def run_worker(settings: Settings, concurrency: int | None = None) -> None:
         raise SystemExit("pixelmill worker needs PIXELMILL_QUEUE=celery")
     res.start()
     try:
-        queue.work(concurrency or settings.job_workers)
+        queue.work(concurrency or settings.job_workers, lanes)
     finally:
         res.close()

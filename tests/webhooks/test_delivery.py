@@ -185,8 +185,16 @@ def test_job_failed_event_carries_the_error(client: TestClient, resources: Resou
     payload = json.loads(got[0].body)
     assert payload["event"] == "job.failed" and payload["status"] == "failed"
     assert payload["job_id"] == job["job_id"] and payload["error"] == job["error"]
-    # No registered webhook: no secret to sign with, the other headers are there.
-    assert "webhook-signature" not in got[0].headers and got[0].headers["webhook-id"]
+    # No registered webhook: signed with the account's own secret, which its owner can read.
+    r = client.get("/api/v2/webhooks/signing-secret", headers=acct.key_headers)
+    assert r.status_code == 200, r.text
+    secret = r.json()["secret"]
+    assert secret.startswith("whsec_") and verify(secret, got[0])
+    again = client.get("/api/v2/webhooks/signing-secret", headers=acct.key_headers)
+    assert again.json()["secret"] == secret  # made once
+    other = make_account(resources, credits=1)
+    theirs = client.get("/api/v2/webhooks/signing-secret", headers=other.key_headers).json()
+    assert theirs["secret"] != secret
 
 
 def test_delivery_gives_up_after_max_attempts(client: TestClient, resources: Resources) -> None:

@@ -16,6 +16,16 @@ _PENDING = "pixelmill_after_commit"
 log = logging.getLogger("pixelmill.queue")
 
 
+LANES = ("jobs", "webhooks")
+"""Tasks run in lanes that never wait for each other: ``webhooks.*`` tasks (deliveries, which
+wait on other people's servers) in their own, everything else in ``jobs``."""
+
+
+def lane_of(task: str) -> str:
+    """The lane of a task name (a naming convention: the queue never imports a domain)."""
+    return "webhooks" if task.startswith("webhooks.") else "jobs"
+
+
 class TaskQueue(Protocol):
     """Sends a named task with string arguments to whatever runs tasks."""
 

@@ -17,7 +17,7 @@ from typing import Any
 from celery import Celery
 
 from pixelmill.config import Settings
-from pixelmill.queue.base import TaskRunner
+from pixelmill.queue.base import LANES, TaskRunner
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -29,8 +29,16 @@ def make_celery(settings: Settings) -> Celery:
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         task_default_queue=settings.celery_queue,
+        # Webhook deliveries have a queue of their own (lane_of), so workers can be given to
+        # each lane (`pixelmill worker --lane`) and a slow receiver never delays a job.
+        task_routes={"webhooks.*": {"queue": lane_queue(settings, "webhooks")}},
     )
     return app
+
+
+def lane_queue(settings: Settings, lane: str) -> str:
+    """The Celery queue of a lane: ``PIXELMILL_CELERY_QUEUE`` for jobs, a suffix for others."""
+    return settings.celery_queue if lane == "jobs" else f"{settings.celery_queue}.{lane}"
 
 
 class CeleryQueue:
@@ -60,8 +68,9 @@ class CeleryQueue:
     def close(self) -> None:
         self.app.close()
 
-    def work(self, concurrency: int) -> None:
-        """Consume this queue's tasks in this process until stopped (``pixelmill worker``)."""
+    def work(self, concurrency: int, lanes: Iterable[str] = LANES) -> None:
+        """Consume the tasks of ``lanes`` in this process until stopped (``pixelmill
+        worker``)."""
         self.app.worker_main(
             [
                 "worker",
@@ -71,7 +80,7 @@ class CeleryQueue:
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                self.settings.celery_queue,
+                ",".join(lane_queue(self.settings, lane) for lane in lanes),
                 "-n",
                 f"pixelmill-{os.getpid()}@{socket.gethostname()}",
             ]

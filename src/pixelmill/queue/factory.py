@@ -15,4 +15,4 @@ def build_queue(settings: Settings) -> BindableQueue:
         return CeleryQueue(settings)
     from pixelmill.queue.inline import InlineQueue
 
-    return InlineQueue(settings.job_workers)
+    return InlineQueue(settings.job_workers, settings.webhook_workers)

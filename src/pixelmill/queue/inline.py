@@ -1,4 +1,5 @@
-"""The in-process queue: a bounded thread pool in the server process.
+"""The in-process queue: bounded thread pools in the server process, one per lane (jobs;
+webhook deliveries), so a slow webhook receiver never holds a job's thread.
 
 Delayed tasks (webhook retries) wait on timers; if the process stops first, the sweeper finds
 their rows and dispatches them again, so nothing depends on the timers surviving.
@@ -11,7 +12,7 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
-from pixelmill.queue.base import TaskRunner
+from pixelmill.queue.base import TaskRunner, lane_of
 
 log = logging.getLogger("pixelmill.queue")
 
@@ -19,8 +20,11 @@ log = logging.getLogger("pixelmill.queue")
 class InlineQueue:
     name = "inline"
 
-    def __init__(self, workers: int) -> None:
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="job")
+    def __init__(self, workers: int, webhook_workers: int = 4) -> None:
+        self._pools = {
+            "jobs": ThreadPoolExecutor(workers, thread_name_prefix="job"),
+            "webhooks": ThreadPoolExecutor(webhook_workers, thread_name_prefix="webhook"),
+        }
         self._runner: TaskRunner | None = None
         self._timers: set[threading.Timer] = set()
         self._lock = threading.Lock()
@@ -44,7 +48,7 @@ class InlineQueue:
         with self._lock:
             if self._closed:
                 return
-            self._pool.submit(self._run, task, args)
+            self._pools[lane_of(task)].submit(self._run, task, args)
 
     def enqueue(self, task: str, *args: str, delay: float = 0.0) -> None:
         if delay <= 0:
@@ -71,4 +75,5 @@ class InlineQueue:
             self._timers.clear()
         for timer in timers:
             timer.cancel()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        for pool in self._pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)

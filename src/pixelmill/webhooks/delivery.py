@@ -24,7 +24,7 @@ from pixelmill.db.base import utcnow
 from pixelmill.db.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from pixelmill.imaging import ImageInputError, pinned_request
 from pixelmill.queue import TaskQueue, dispatch_after_commit
-from pixelmill.webhooks.registry import owned_endpoints, webhook_policy
+from pixelmill.webhooks.registry import account_secret, owned_endpoints, webhook_policy
 from pixelmill.webhooks.signing import headers
 
 log = logging.getLogger("pixelmill.webhooks")
@@ -50,14 +50,16 @@ def emit(
 ) -> list[str]:
     """Queue ``event`` for the account's webhooks: ``url_override`` (the request's own
     ``webhook_url``) replaces the registered endpoints; it is signed with the secret of the
-    account's newest registered endpoint (unsigned when there is none). Returns the delivery
-    ids. Delivery starts after the caller's transaction commits."""
+    account's newest registered endpoint, or the account's own signing secret when there is
+    none (every delivery is signed). Returns the delivery ids. Delivery starts after the
+    caller's transaction commits."""
     endpoints: Sequence[WebhookEndpoint] = session.scalars(
         owned_endpoints(user_id).order_by(WebhookEndpoint.id.desc())
     ).all()
     targets: list[tuple[str, str]]
     if url_override:
-        targets = [(url_override, endpoints[0].secret if endpoints else "")]
+        secret = endpoints[0].secret if endpoints else account_secret(session, user_id)
+        targets = [(url_override, secret)]
     else:
         targets = [(e.url, e.secret) for e in endpoints]
     body = json.dumps(payload, separators=(",", ":"), sort_keys=True)

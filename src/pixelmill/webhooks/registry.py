@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, delete, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.config import Settings
-from pixelmill.db.models import WebhookEndpoint
+from pixelmill.db.models import User, WebhookEndpoint
 from pixelmill.errors import AppError, InvalidInput, NotFound
 from pixelmill.imaging import FetchPolicy, ImageInputError, check_url_allowed
 from pixelmill.webhooks.signing import generate_secret
@@ -77,3 +77,20 @@ def delete_endpoint(session: Session, user_id: int, webhook_id: int) -> None:
     ).first()
     if gone is None:
         raise NotFound("Webhook not found")
+
+
+def account_secret(session: Session, user_id: int) -> str:
+    """The account's own signing secret (made on first need, once: a conditional update),
+    used for deliveries to a per-request ``webhook_url`` when no endpoint is registered."""
+    secret = session.scalar(select(User.webhook_secret).where(User.id == user_id))
+    if secret:
+        return secret
+    session.execute(
+        update(User)
+        .where(User.id == user_id, User.webhook_secret.is_(None))
+        .values(webhook_secret=generate_secret())
+    )
+    made = session.scalar(select(User.webhook_secret).where(User.id == user_id))
+    if not made:
+        raise NotFound("User not found")
+    return made

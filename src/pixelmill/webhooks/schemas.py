@@ -59,3 +59,10 @@ class DeliveryList(BaseModel):
     deliveries: list[DeliveryOut]
     limit: int
     offset: int
+
+
+class SigningSecret(BaseModel):
+    secret: str = Field(
+        description="signs deliveries to a request's own webhook_url while the account has no "
+        "registered webhook (registered webhooks sign with their own secret)"
+    )

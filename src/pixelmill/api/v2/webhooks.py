@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
@@ -19,6 +20,7 @@ from pixelmill.webhooks.schemas import (
     Deleted,
     DeliveryList,
     DeliveryOut,
+    SigningSecret,
     WebhookCreate,
     WebhookOut,
 )
@@ -65,6 +67,14 @@ def _delivery_out(delivery: WebhookDelivery, attempts: list[WebhookAttempt]) -> 
         payload=json.loads(delivery.payload),
         attempt_log=[AttemptOut.model_validate(a) for a in attempts],
     )
+
+
+@router.get("/webhooks/signing-secret", response_model=SigningSecret)
+async def signing_secret(user: ApiKeyUser, resources: Res) -> SigningSecret:
+    """The account's own signing secret (made on first request): deliveries to a job's or
+    batch's ``webhook_url`` are signed with it while no webhook is registered."""
+    secret = await resources.db.transact(partial(registry.account_secret, user_id=user.id))
+    return SigningSecret(secret=secret)
 
 
 @router.get("/webhooks/deliveries", response_model=DeliveryList)

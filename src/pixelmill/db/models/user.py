@@ -19,6 +19,9 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     is_active: Mapped[bool] = mapped_column(Boolean, default=True)
     plan: Mapped[str] = mapped_column(String(32), default="free")
+    # Signs webhook deliveries to a per-request webhook_url when the account registered no
+    # endpoint (created on first need; GET /api/v2/webhooks/signing-secret shows it).
+    webhook_secret: Mapped[str | None] = mapped_column(String(255), nullable=True)
     # The balance. Written only by pixelmill.credits.ledger, always together with a ledger row.
     credits: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
