@@ -142,6 +142,9 @@ def test_activity_detail_patch_and_isolation(client: TestClient, resources: Reso
         client.get(ACTIVITIES, params={"page": 0}, headers=acct.key_headers),
         client.get(ACTIVITIES, params={"shop_domain": "bad domain"}, headers=acct.key_headers),
         client.patch(url, params={"status": "done"}, headers=acct.key_headers),
+        client.get(f"{ACTIVITIES}/{2**70}", headers=acct.key_headers),
+        client.patch(f"{ACTIVITIES}/-5", params={"status": "failed"}, headers=acct.key_headers),
+        client.get(f"/api/v2/shopify/enrichment-jobs/{2**40}", headers=acct.key_headers),
     ]
     assert [b.status_code for b in bad] == [422] * len(bad)
     assert all("detail" in b.json() for b in bad)
@@ -153,3 +156,6 @@ def test_activity_detail_patch_and_isolation(client: TestClient, resources: Reso
     )
     assert r.status_code == 404
     assert client.get(ACTIVITIES, headers={"Authorization": "Bearer nope"}).status_code == 401
+    # A NUL character (refused by PostgreSQL text columns) is dropped from messages.
+    r = client.patch(url, params={"error_message": "bad\x00byte"}, headers=acct.key_headers)
+    assert r.status_code == 200 and r.json()["error_message"] == "badbyte"

@@ -74,7 +74,9 @@ class ActivityCreate(_ShopScoped):
     products: list[ActivityProduct] = Field(default_factory=list, max_length=250)
     credits_used: int = Field(0, ge=0, le=1_000_000, description="as the app reports it")
     error_message: str | None = Field(None, max_length=4000)
-    job_id: int | None = Field(None, description="the enrichment job this reports, if any")
+    job_id: int | None = Field(
+        None, ge=1, le=2**31 - 1, description="the enrichment job this reports, if any"
+    )
 
 
 class ActivityProductSummary(BaseModel):

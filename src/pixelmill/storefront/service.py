@@ -65,6 +65,11 @@ APP_TRANSITIONS: dict[str, frozenset[str]] = {
 }
 
 
+def _text(value: str | None) -> str | None:
+    """Free text for a text column: NUL characters dropped (PostgreSQL refuses them)."""
+    return None if value is None else value.replace("\x00", "")
+
+
 def _owned_activities(user_id: int) -> Select[StorefrontActivity]:
     """Every read of activities starts here."""
     return select(StorefrontActivity).where(StorefrontActivity.user_id == user_id)
@@ -108,7 +113,7 @@ def log_activity(
         products_count=len(products),
         has_images=_touches_images(activity_type, products),
         credits_used=credits_used,
-        error_message=error_message,
+        error_message=_text(error_message),
         job_id=job_id,
         created_at=now,
         updated_at=now,
@@ -221,7 +226,7 @@ def update_activity(
     if status is not None:
         row.status = status
     if error_message is not None:
-        row.error_message = error_message
+        row.error_message = _text(error_message)
     row.updated_at = utcnow()
     session.flush()
     return row
@@ -649,7 +654,7 @@ def update_enrichment_job(
     if patch.results_json is not None:
         row.results_json = patch.results_json
     if patch.error_message is not None:
-        row.error_message = patch.error_message
+        row.error_message = _text(patch.error_message)
     row.updated_at = utcnow()
     if patch.status is not None and patch.status != current:
         row.status = patch.status
@@ -680,7 +685,7 @@ def _patch_server_job(
             f"The job is {status}; a server-run job can only be moved to failed (cancelled) "
             "while it is pending or processing"
         )
-    error = patch.error_message or "cancelled by the app"
+    error = _text(patch.error_message) or "cancelled by the app"
     jobs.fail_job(session, backends, job.id, error)
     session.flush()
     settle(session, backends, row, FAILED, error)

@@ -8,7 +8,7 @@ import asyncio
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
@@ -39,6 +39,10 @@ from pixelmill.webhooks.registry import checked_webhook_url
 
 router = APIRouter(prefix="/api/v2/shopify", tags=["v2 storefront"])
 
+INT_MAX = 2**31 - 1
+ActivityId = Annotated[int, Path(ge=1, le=INT_MAX, description="the activity's id")]
+JobNumber = Annotated[int, Path(ge=1, le=INT_MAX, description="the job_id from the create")]
+Count = Annotated[int | None, Query(ge=0, le=INT_MAX)]
 ShopQuery = Annotated[str | None, Query(max_length=253, description="the shop's host name")]
 
 
@@ -68,7 +72,7 @@ def list_activities(
     shop_domain: ShopQuery = None,
     activity_type: ActivityType | None = None,
     status: Status | None = None,
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=INT_MAX)] = 1,
     per_page: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> ActivityList:
     """Newest first, with the total that match."""
@@ -99,14 +103,14 @@ def activity_summary(
 
 
 @router.get("/activities/{activity_id}", response_model=ActivityDetail)
-def get_activity(activity_id: int, user: ApiKeyUser, session: ReadSession) -> ActivityDetail:
+def get_activity(activity_id: ActivityId, user: ApiKeyUser, session: ReadSession) -> ActivityDetail:
     """The activity with every product's change details."""
     return storefront.activity_detail(storefront.get_activity(session, user.id, activity_id))
 
 
 @router.patch("/activities/{activity_id}", response_model=ActivityDetail)
 def update_activity(
-    activity_id: int,
+    activity_id: ActivityId,
     user: ApiKeyUser,
     session: DbSession,
     status: Status | None = None,
@@ -226,7 +230,7 @@ def list_enrichment_jobs(
 
 @router.get("/enrichment-jobs/{job_id}", response_model=EnrichmentJobDetail)
 def get_enrichment_job(
-    job_id: int, user: ApiKeyUser, session: DbSession, resources: Res, request: Request
+    job_id: JobNumber, user: ApiKeyUser, session: DbSession, resources: Res, request: Request
 ) -> EnrichmentJobDetail:
     """Status, counters and every product's results (fresh signed image URLs)."""
     row = storefront.get_enrichment_job(session, user.id, job_id)
@@ -237,15 +241,15 @@ def get_enrichment_job(
 
 @router.patch("/enrichment-jobs/{job_id}", response_model=EnrichmentJobDetail)
 def update_enrichment_job(
-    job_id: int,
+    job_id: JobNumber,
     user: ApiKeyUser,
     session: DbSession,
     resources: Res,
     request: Request,
     status: Status | None = None,
-    products_completed: Annotated[int | None, Query(ge=0)] = None,
-    products_failed: Annotated[int | None, Query(ge=0)] = None,
-    credits_used: Annotated[int | None, Query(ge=0)] = None,
+    products_completed: Count = None,
+    products_failed: Count = None,
+    credits_used: Count = None,
     results_json: Annotated[str | None, Query(max_length=100_000)] = None,
     error_message: Annotated[str | None, Query(max_length=4000)] = None,
 ) -> EnrichmentJobDetail:
@@ -262,7 +266,7 @@ def update_enrichment_job(
 
 @router.delete("/enrichment-jobs/{job_id}", response_model=Deleted)
 def delete_enrichment_job(
-    job_id: int, user: ApiKeyUser, session: DbSession, resources: Res
+    job_id: JobNumber, user: ApiKeyUser, session: DbSession, resources: Res
 ) -> Deleted:
     """Delete the job, its results and its stored files (a running job is cancelled first and
     its unused credits released)."""
