@@ -95,6 +95,28 @@ class Settings(BaseSettings):
         ge=1,
         description="threads for synchronous endpoints (raise it for PostgreSQL over a network)",
     )
+    max_queued_requests: int | None = Field(
+        None,
+        ge=0,
+        description="synchronous image requests that may wait for a free CPU worker in one "
+        "process (beyond them: 503 with Retry-After, nothing read, decoded or charged); "
+        "unset: 8 per CPU worker",
+    )
+    max_queue_wait_seconds: float = Field(
+        30,
+        gt=0,
+        description="longest a synchronous image request waits for a free CPU worker before "
+        "it is answered 503 with Retry-After",
+    )
+    malloc_mmap_threshold: int = Field(
+        1024 * 1024,
+        ge=0,
+        description="glibc: allocations of at least this many bytes (decoded images) get their "
+        "own mapping, handed back to the system when freed (0: glibc's default)",
+    )
+    malloc_arena_max: int = Field(
+        2, ge=0, description="glibc: most malloc arenas per process (0: glibc's default)"
+    )
     job_workers: int = Field(2, ge=1, description="inline queue: concurrent jobs")
     webhook_workers: int = Field(
         4, ge=1, description="inline queue: concurrent webhook deliveries (a pool of their own)"

@@ -83,3 +83,15 @@ class ProviderError(AppError):
             self.status_code = 503
             self.code = "PROVIDER_UNAVAILABLE"
             self.headers = {"Retry-After": "30"}
+
+
+class ServerBusy(AppError):
+    """This process's queue for CPU work is full (or a request waited its longest there): 503
+    with ``Retry-After``, answered before anything is read, decoded or charged."""
+
+    status_code = 503
+    code = "SERVER_BUSY"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.headers = {"Retry-After": str(max(1, retry_after))}
