@@ -21,6 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
+from pydantic import BaseModel
+
 from pixelmill.config import Settings
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import User
@@ -29,6 +31,7 @@ from pixelmill.engines.base import Engine, EngineError, EngineInputs, ImageArray
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.imaging import DecodedImage, ImageInputError, OutputFormat
 from pixelmill.operations.accounting import Accounting, Charge
+from pixelmill.operations.admission import Admission, trim_memory, tune_allocator
 from pixelmill.operations.catalog import CATALOG, Operation
 from pixelmill.operations.inputs import ImageSource, InputReader, image_error
 from pixelmill.operations.params import engine_for, parse_params
@@ -48,7 +51,10 @@ class Pipeline:
     """Runs operations. One instance per process, built at startup.
 
     ``cpu`` is the bounded pool (``PIXELMILL_CPU_WORKERS``) that decodes, runs engines and
-    encodes; ``inputs`` reads input images with it (the library uses it too)."""
+    encodes; ``inputs`` reads input images with it (the library uses it too). ``admission`` lets
+    as many runs work at once as the pool has workers, queues a bounded number more
+    (``PIXELMILL_MAX_QUEUED_REQUESTS``) and refuses the rest with a 503 before their input is
+    decoded or anything is reserved."""
 
     def __init__(
         self,
@@ -64,6 +70,16 @@ class Pipeline:
         self.inputs = InputReader(settings, self.cpu)
         self.results = ResultStore(storage, signer, self.cpu)
         self.accounting = Accounting(db, settings.sync_reservation_timeout_seconds)
+        tune_allocator(
+            mmap_threshold=settings.malloc_mmap_threshold, arena_max=settings.malloc_arena_max
+        )
+        queued = settings.max_queued_requests
+        self.admission = Admission(
+            settings.cpu_workers,
+            8 * settings.cpu_workers if queued is None else queued,
+            settings.max_queue_wait_seconds,
+            on_idle=trim_memory,
+        )
 
     def close(self) -> None:
         self.cpu.shutdown(wait=False, cancel_futures=True)
@@ -88,6 +104,41 @@ class Pipeline:
         op = CATALOG[operation]
         engine = engine_for(self.engines, op)
         parsed = parse_params(engine, params)
+        # Nothing is decoded, reserved or run before this process has a free place for it: a
+        # burst waits in a bounded queue holding only its request bodies, and beyond that bound
+        # is refused (503, Retry-After) at once, with nothing charged.
+        async with self.admission.slot():
+            return await self._run_admitted(
+                op,
+                engine,
+                parsed,
+                source,
+                user=user,
+                surface=surface,
+                base_url=base_url,
+                output_format=output_format,
+                quality=quality,
+                extra_inputs=extra_inputs,
+                keep_primary_bytes=keep_primary_bytes,
+                started=started,
+            )
+
+    async def _run_admitted(
+        self,
+        op: Operation,
+        engine: Engine,
+        parsed: BaseModel,
+        source: ImageSource | DecodedImage,
+        *,
+        user: User | None,
+        surface: str,
+        base_url: str,
+        output_format: OutputFormat | None,
+        quality: int,
+        extra_inputs: Mapping[str, ImageSource] | None,
+        keep_primary_bytes: bool,
+        started: float,
+    ) -> Outcome:
         decoded = (
             source if isinstance(source, DecodedImage) else await self.inputs.load(source, user)
         )
