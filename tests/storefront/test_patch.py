@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from pixelmill.db.models import StorefrontActivity
 from pixelmill.resources import Resources
 from tests.jobs.helpers import held_reservations, ledger_consistent
-from tests.storefront.helpers import JOBS, SHOP
+from tests.storefront.helpers import JOBS, SHOP, wait_job
 from tests.support import Account, balance_of, make_account
 
 
@@ -181,8 +181,6 @@ def test_server_job_patch_is_a_cancel_only_and_ids_are_per_account(
     assert client.patch(url, params={"credits_used": 0}, headers=h).status_code == 409
     assert client.patch(url, params={"status": "completed"}, headers=h).status_code in (200, 409)
 
-    from tests.storefront.helpers import wait_job
-
     job = wait_job(client, acct, r.json()["job_id"])
     assert job["status"] == "completed"
     (product,) = job["results"]
@@ -222,6 +220,15 @@ def test_server_job_patch_is_a_cancel_only_and_ids_are_per_account(
         headers=h,
     )
     assert r.status_code == 404
+    # The same Idempotency-Key answers the first job again and reserves nothing more.
+    body = {"shop_domain": SHOP, "products": [{"id": "k", "title": "Key Ring"}]}
+    keyed = {**h, "Idempotency-Key": "order-7"}
+    first = client.post(JOBS, json=body, headers=keyed)
+    again = client.post(JOBS, json=body, headers=keyed)
+    assert first.status_code == again.status_code == 202
+    assert first.json()["job_id"] == again.json()["job_id"]
+    wait_job(client, acct, first.json()["job_id"])
+    assert balance_of(resources, acct.id) == 15  # 3 more credits, once
     poor = make_account(resources, credits=1)
     r = client.post(
         JOBS,
@@ -229,4 +236,4 @@ def test_server_job_patch_is_a_cancel_only_and_ids_are_per_account(
         headers=poor.key_headers,
     )
     assert r.status_code == 402 and balance_of(resources, poor.id) == 1
-    assert balance_of(resources, acct.id) == 18
+    assert balance_of(resources, acct.id) == 15

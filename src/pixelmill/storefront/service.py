@@ -511,9 +511,9 @@ def settle(
         .values(settled_at=now)
         .returning(EnrichmentJob.id)
     ).first()
+    session.refresh(row)  # as settled by whoever won (a loser waited for its commit)
     if won is None:
         return False
-    session.refresh(row)
     if row.run_by == "server":
         fail_pending(row, error or "not run: the job ended first")
         job = session.get(Job, row.job_id) if row.job_id else None
