@@ -72,13 +72,84 @@ def snap_to_edges(image: ImageArray, mask: Mask, radius: int | None = None) -> M
     ``eps`` = 1e-2 on a 0..1 guide: colour steps stronger than about 0.1 stay sharp while texture
     inside the object or the background is smoothed over. On synthetic composites (two shapes ×
     flat/photo fill × plain/gradient/brick backgrounds, 384²) it beat 1e-3 and 1e-4 in every
-    case (IoU 0.990-1.000 vs 0.987-0.996)."""
+    case (IoU 0.990-1.000 vs 0.987-0.996).
+
+    From radius 6 up (images over ~750 px) the filter's coefficients are computed on a copy
+    :func:`guided_step` times smaller and interpolated back (He & Sun's *fast guided filter*):
+    the radius is then 2-3 pixels of the small copy, which keeps the mask (IoU ≥ 0.99 with the
+    full-resolution filter on our test photos) at a fraction of the cost (1 MP: ~120 → ~25 ms).
+    ``mask`` may be smaller than ``image`` (a coarse model output): it is resized as needed."""
     rgb = _rgb(image)
     h, w = rgb.shape[:2]
     r = guided_radius(h, w) if radius is None else radius
-    guide = rgb.astype(np.float32) / 255.0
-    refined = cv2.ximgproc.guidedFilter(guide, mask.astype(np.float32), r, 1e-2)
-    return np.clip(np.asarray(refined, dtype=np.float32), 0.0, 1.0)
+    step = guided_step(r)
+    if step == 1:
+        full = mask if mask.shape == (h, w) else _resized(mask, w, h)
+        guide = rgb.astype(np.float32) * np.float32(1.0 / 255.0)
+        refined = cv2.ximgproc.guidedFilter(guide, full.astype(np.float32), r, _GUIDED_EPS)
+        return np.clip(np.asarray(refined, dtype=np.float32), 0.0, 1.0)
+    return _fast_guided_filter(rgb, mask, r, step)
+
+
+_GUIDED_EPS = 1e-2
+
+
+def guided_step(radius: int) -> int:
+    """The subsampling of :func:`snap_to_edges`' guided filter for ``radius``: 1 (exact) below
+    6, else about a third of the radius."""
+    return 1 if radius < 6 else max(2, round(radius / 3))
+
+
+def _resized(mask: Mask, w: int, h: int) -> Mask:
+    shrink = mask.shape[0] > h or mask.shape[1] > w
+    interp = cv2.INTER_AREA if shrink else cv2.INTER_LINEAR
+    return np.asarray(cv2.resize(mask.astype(np.float32), (w, h), interpolation=interp), np.float32)
+
+
+def _fast_guided_filter(rgb: ImageArray, mask: Mask, r: int, step: int) -> Mask:
+    """He & Sun's fast guided filter (colour guide): the linear coefficients ``a`` (3) and ``b``
+    are solved on a ``step``-times smaller copy, box-averaged, interpolated back and applied to
+    the full-resolution guide: ``q = a · I + b``."""
+    h, w = rgb.shape[:2]
+    hs, ws = max(1, round(h / step)), max(1, round(w / step))
+    small = cv2.resize(rgb, (ws, hs), interpolation=cv2.INTER_AREA)
+    guide = small.astype(np.float32) * np.float32(1.0 / 255.0)
+    p = mask if mask.shape == (hs, ws) else _resized(mask, ws, hs)
+    rs = max(1, round(r / step))
+    kernel = (2 * rs + 1, 2 * rs + 1)
+
+    def box(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        return np.asarray(cv2.boxFilter(x, -1, kernel, borderType=cv2.BORDER_REFLECT), np.float32)
+
+    ir, ig, ib = guide[..., 0], guide[..., 1], guide[..., 2]
+    # One box filter over every product the 3x3 covariance and the cross-covariance need.
+    stats = box(np.dstack([ir, ig, ib, p, ir * ir, ir * ig, ir * ib, ig * ig, ig * ib, ib * ib,
+                           ir * p, ig * p, ib * p]))  # fmt: skip
+    mr, mg, mb, mp = stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3]
+    vrr = stats[..., 4] - mr * mr + _GUIDED_EPS
+    vrg = stats[..., 5] - mr * mg
+    vrb = stats[..., 6] - mr * mb
+    vgg = stats[..., 7] - mg * mg + _GUIDED_EPS
+    vgb = stats[..., 8] - mg * mb
+    vbb = stats[..., 9] - mb * mb + _GUIDED_EPS
+    cr = stats[..., 10] - mr * mp
+    cg = stats[..., 11] - mg * mp
+    cb = stats[..., 12] - mb * mp
+    # (Sigma + eps I)^-1 cov by the adjugate of the symmetric 3x3 matrix.
+    arr, arg, arb = vgg * vbb - vgb * vgb, vgb * vrb - vrg * vbb, vrg * vgb - vgg * vrb
+    agg, agb, abb = vrr * vbb - vrb * vrb, vrb * vrg - vrr * vgb, vrr * vgg - vrg * vrg
+    inv_det = 1.0 / (vrr * arr + vrg * arg + vrb * arb)
+    a_r = (arr * cr + arg * cg + arb * cb) * inv_det
+    a_g = (arg * cr + agg * cg + agb * cb) * inv_det
+    a_b = (arb * cr + agb * cg + abb * cb) * inv_det
+    b = mp - a_r * mr - a_g * mg - a_b * mb
+    # The guide is applied as 0..255 below: fold the 1/255 into a.
+    a = box(np.dstack([a_r, a_g, a_b]).astype(np.float32)) * np.float32(1.0 / 255.0)
+    a_up = cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)
+    b_up = cv2.resize(box(b.astype(np.float32)), (w, h), interpolation=cv2.INTER_LINEAR)
+    products = cv2.multiply(a_up, rgb, dtype=cv2.CV_32F)
+    q = cv2.transform(products, np.ones((1, 3), np.float32))
+    return np.asarray(np.clip(cv2.add(q, b_up), 0.0, 1.0), dtype=np.float32)
 
 
 def salient_mask(image: ImageArray) -> Mask:
