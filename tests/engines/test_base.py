@@ -96,6 +96,7 @@ def default_params(name: str) -> dict[str, object]:
         "style_transfer": {"style": "vintage"},
         "replace_background": {"prompt": "marble"},
         "tryon": {"category": "clothing"},  # try-on validates that it is a garment
+        "product_text": {"title": "Stoneware mug"},  # copy starts from the product's title
     }
     return required.get(name, {})
 
