@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
@@ -74,9 +75,9 @@ def compose_rgba(
     if image.shape[2] == 4:
         a = a * (image[..., 3].astype(np.float32) / 255.0)
     a8 = (np.clip(a, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
-    out = np.dstack([colours, a8])
-    out[a8 == 0, :3] = 0
-    return np.ascontiguousarray(out, dtype=np.uint8)
+    out = np.asarray(cv2.merge([np.ascontiguousarray(colours), a8]), dtype=np.uint8)
+    # Where alpha is 0 every channel becomes 0 (the alpha already is).
+    return np.asarray(cv2.bitwise_and(out, out, mask=a8), dtype=np.uint8)
 
 
 def cutout_from(image: ImageArray, matte: SubjectMatte | Mask) -> ImageArray:

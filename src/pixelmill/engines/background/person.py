@@ -36,10 +36,10 @@ def reduced(image: ImageArray, side: int = WORK_SIDE) -> ImageArray:
     return np.asarray(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
 
 
-def person_mask(image: ImageArray) -> Mask:
-    """Soft person mask (``(H, W)`` float32, 0..1) of an RGB(A) ``image`` at its own size:
-    the model's coarse output, not edge-snapped."""
-    h, w = image.shape[:2]
+def person_mask(image: ImageArray, size: tuple[int, int] | None = None) -> Mask:
+    """Soft person mask (``(H, W)`` float32, 0..1) of an RGB(A) ``image`` at its own size, or
+    at ``size`` = ``(h, w)``: the model's coarse output, not edge-snapped."""
+    h, w = image.shape[:2] if size is None else size
     small = reduced(image)
     result = SELFIE.process(small)
     mask = np.asarray(result.segmentation_mask, dtype=np.float32)

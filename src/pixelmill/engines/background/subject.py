@@ -21,7 +21,13 @@ from pixelmill.engines.background.options import SubjectType
 from pixelmill.engines.background.person import person_mask, reduced
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.faces import detect_faces
-from pixelmill.engines.runtime.segmentation import Mask, coarse_mask, mask_to_alpha, snap_to_edges
+from pixelmill.engines.runtime.segmentation import (
+    Mask,
+    coarse_mask,
+    guide_size,
+    mask_to_alpha,
+    snap_to_edges,
+)
 
 DetectedType = Literal["person", "product", "object"]
 
@@ -65,7 +71,8 @@ def _work(mask: Mask) -> Mask:
 def _full(mask: Mask, h: int, w: int) -> Mask:
     if mask.shape == (h, w):
         return mask
-    return np.asarray(cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+    interp = cv2.INTER_AREA if mask.shape[0] > h else cv2.INTER_LINEAR
+    return np.asarray(cv2.resize(mask, (w, h), interpolation=interp), np.float32)
 
 
 def _disc(radius: int) -> npt.NDArray[np.uint8]:
@@ -152,8 +159,11 @@ def subject_matte(
 ) -> SubjectMatte:
     """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``), from
     ``saliency`` when given, else the packaged U²-Net-p."""
-    h, w = image.shape[:2]
-    coarse = coarse_mask(image) if saliency is None else saliency.coarse(image)
+    # The coarse masks are made at the size the guided filter solves on (a third of the
+    # filter radius smaller than the image from ~750 px up), never at full resolution: the edge
+    # snap is what brings the matte to the image's size.
+    h, w = guide_size(*image.shape[:2])
+    coarse = coarse_mask(image, (h, w)) if saliency is None else _full(saliency.coarse(image), h, w)
     faces = 0
     detected: DetectedType = "object"
     method = SALIENT
@@ -167,7 +177,7 @@ def subject_matte(
         faces = len(found)
         person: Mask | None = None
         if kind == "person" or found:
-            person = _work(person_mask(image))
+            person = _work(person_mask(image, (h, w)))
         if person is not None:
             f = person.shape[1] / small.shape[1]
             boxes = [

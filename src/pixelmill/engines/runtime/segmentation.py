@@ -55,10 +55,12 @@ def guided_radius(h: int, w: int) -> int:
     return max(3, round(max(h, w) / MODEL_SIZE * 2.5))
 
 
-def coarse_mask(image: ImageArray) -> Mask:
-    """The raw U²-Net-p saliency at the image's size (min-max normalised, not edge-snapped)."""
+def coarse_mask(image: ImageArray, size: tuple[int, int] | None = None) -> Mask:
+    """The raw U²-Net-p saliency at the image's size, or at ``size`` = ``(h, w)`` (min-max
+    normalised, not edge-snapped). :func:`snap_to_edges` takes a mask at :func:`guide_size`
+    as well as one at the image's size; passing that size skips a full-resolution round trip."""
     rgb = _rgb(image)
-    h, w = rgb.shape[:2]
+    h, w = rgb.shape[:2] if size is None else size
     pred = U2NETP.run_single(_preprocess(rgb))[0][0, 0].astype(np.float32)
     lo, hi = float(pred.min()), float(pred.max())
     pred = (pred - lo) / (hi - lo) if hi > lo else np.zeros_like(pred)
@@ -94,6 +96,15 @@ def snap_to_edges(image: ImageArray, mask: Mask, radius: int | None = None) -> M
 _GUIDED_EPS = 1e-2
 
 
+def guide_size(h: int, w: int, radius: int | None = None) -> tuple[int, int]:
+    """``(h, w)`` of the grid :func:`snap_to_edges` solves the guided filter on for an
+    ``h`` × ``w`` image (the image's own size when the filter runs exact)."""
+    step = guided_step(guided_radius(h, w) if radius is None else radius)
+    if step == 1:
+        return h, w
+    return max(1, round(h / step)), max(1, round(w / step))
+
+
 def guided_step(radius: int) -> int:
     """The subsampling of :func:`snap_to_edges`' guided filter for ``radius``: 1 (exact) below
     6, else about a third of the radius."""
@@ -111,7 +122,7 @@ def _fast_guided_filter(rgb: ImageArray, mask: Mask, r: int, step: int) -> Mask:
     are solved on a ``step``-times smaller copy, box-averaged, interpolated back and applied to
     the full-resolution guide: ``q = a · I + b``."""
     h, w = rgb.shape[:2]
-    hs, ws = max(1, round(h / step)), max(1, round(w / step))
+    hs, ws = guide_size(h, w, r)
     small = cv2.resize(rgb, (ws, hs), interpolation=cv2.INTER_AREA)
     guide = small.astype(np.float32) * np.float32(1.0 / 255.0)
     p = mask if mask.shape == (hs, ws) else _resized(mask, ws, hs)
