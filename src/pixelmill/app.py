@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,6 +22,7 @@ from pixelmill import __version__
 from pixelmill.config import Settings
 from pixelmill.errors import AppError
 from pixelmill.openapi import document_error_bodies, to_openapi_303
+from pixelmill.operations.admission import RefuseWhenFull
 from pixelmill.readiness import check_readiness
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
@@ -245,6 +247,18 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         files.router,
     ):
         app.include_router(router)
+
+    # A burst beyond this process's queue for CPU work is refused before its body is parsed.
+    app.add_middleware(
+        RefuseWhenFull,
+        admission=res.pipeline.admission,
+        paths={
+            route.path
+            for router in (v1.router, processing.router)
+            for route in router.routes
+            if isinstance(route, APIRoute) and "POST" in route.methods
+        },
+    )
 
     # The web dashboard at /app (static; left out of the OpenAPI document).
     from pixelmill.web import routes as web
