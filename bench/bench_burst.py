@@ -92,8 +92,23 @@ class Sampler:
         self._thread.join()
 
 
+def biggest_mappings(pid: int, top: int = 8) -> list[tuple[str, float]]:
+    """The resident MB of ``pid``'s mappings grouped by what they map ([heap], anonymous, a
+    library), largest first (``--smaps``)."""
+    sizes: dict[str, int] = {}
+    name = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if "-" in head[0] and not head[0].endswith(":"):
+            name = head[5] if len(head) > 5 else "[anon]"
+        elif head[0] == "Rss:":
+            sizes[name] = sizes.get(name, 0) + int(head[1]) * 1024
+    ranked = sorted(sizes.items(), key=lambda kv: -kv[1])[:top]
+    return [(n, b / 1e6) for n, b in ranked]
+
+
 def one_mp_jpeg() -> bytes:
-    rgb = np.ascontiguousarray(data.astronaut())
+    rgb = np.ascontiguousarray(data.astronaut())  # type: ignore[no-untyped-call]
     h, w = rgb.shape[:2]
     f = (1e6 / (h * w)) ** 0.5
     big = cv2.resize(rgb, (round(w * f), round(h * f)), interpolation=cv2.INTER_CUBIC)
@@ -145,6 +160,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--surface", choices=["v2", "v1"], default="v2")
     parser.add_argument("--settle", type=float, default=10.0)
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="concurrent requests before idle is measured (default: one per CPU worker)",
+    )
+    parser.add_argument("--smaps", action="store_true", help="print the largest mappings")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server")
     args = parser.parse_args()
 
@@ -172,11 +194,13 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     try:
         wait_up(f"{base}/healthz")
-        # One request first: the model is loaded and the pools are started before "idle".
-        warm = asyncio.run(burst(base, key, 1, args.surface, jpeg))
-        if warm[0][0] != 200:
-            sys.exit(f"warm-up request answered {warm[0][0]}")
+        # Warm-up first: the model is loaded and every CPU worker has run once before "idle".
+        warm = asyncio.run(burst(base, key, args.warmup, args.surface, jpeg))
+        if any(status != 200 for status, _, _ in warm):
+            sys.exit(f"warm-up requests answered {[status for status, _, _ in warm]}")
         time.sleep(args.settle)
+        if args.smaps:
+            print("idle:", biggest_mappings(server.pid))
         sampler = Sampler(server.pid)
         for round_no in range(1, args.rounds + 1):
             idle = rss_bytes(server.pid)
@@ -187,6 +211,8 @@ def main() -> None:
             peak = sampler.peak
             time.sleep(args.settle)
             after = rss_bytes(server.pid)
+            if args.smaps:
+                print(f"after round {round_no}:", biggest_mappings(server.pid))
             statuses = [s for s, _, _ in results]
             refused = [r for r in results if r[0] == 503]
             rows.append(

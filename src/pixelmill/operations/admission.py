@@ -29,9 +29,12 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
 from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pixelmill.errors import ServerBusy
 
@@ -119,6 +122,17 @@ class Admission:
     def queued(self) -> int:
         return len(self._waiters)
 
+    @property
+    def full(self) -> bool:
+        """Every slot is taken and the queue is full: the next request would be refused."""
+        return self.active >= self.slots and len(self._waiters) >= self.max_queued
+
+    def refuse(self, why: str) -> ServerBusy:
+        """The refusal of a request turned away before it asked for a slot."""
+        with self._lock:
+            self.refused += 1
+            return self._busy(why)
+
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Hold one working place for the duration of the block, or raise
@@ -196,3 +210,33 @@ class Admission:
 def _wake(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+class RefuseWhenFull:
+    """ASGI middleware: a ``POST`` to one of ``paths`` (routes that run synchronous image work)
+    arriving while ``admission`` is full is answered 503 with ``Retry-After`` at once. Its body
+    is read and dropped chunk by chunk, never gathered, parsed or decoded, so a burst of
+    refusals costs no memory; the connection stays usable. A request let through may still be
+    refused by the pipeline's own admission (the queue filled in the meantime)."""
+
+    def __init__(self, app: ASGIApp, admission: Admission, paths: Collection[str]) -> None:
+        self.app = app
+        self.admission = admission
+        self.paths = frozenset(paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not self.admission.full
+            or scope["path"] not in self.paths
+        ):
+            await self.app(scope, receive, send)
+            return
+        busy = self.admission.refuse("the queue is full")
+        while True:
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        response = JSONResponse({"detail": busy.message}, busy.status_code, headers=busy.headers)
+        await response(scope, receive, send)
