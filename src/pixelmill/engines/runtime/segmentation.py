@@ -134,8 +134,8 @@ def _fast_guided_filter(rgb: ImageArray, mask: Mask, r: int, step: int) -> Mask:
 
     ir, ig, ib = guide[..., 0], guide[..., 1], guide[..., 2]
     # One box filter over every product the 3x3 covariance and the cross-covariance need.
-    stats = box(np.dstack([ir, ig, ib, p, ir * ir, ir * ig, ir * ib, ig * ig, ig * ib, ib * ib,
-                           ir * p, ig * p, ib * p]))  # fmt: skip
+    planes = [ir, ig, ib, p, ir * ir, ir * ig, ir * ib, ig * ig, ig * ib, ib * ib]
+    stats = box(np.asarray(cv2.merge([*planes, ir * p, ig * p, ib * p]), np.float32))
     mr, mg, mb, mp = stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3]
     vrr = stats[..., 4] - mr * mr + _GUIDED_EPS
     vrg = stats[..., 5] - mr * mg
@@ -155,12 +155,15 @@ def _fast_guided_filter(rgb: ImageArray, mask: Mask, r: int, step: int) -> Mask:
     a_b = (arb * cr + agb * cg + abb * cb) * inv_det
     b = mp - a_r * mr - a_g * mg - a_b * mb
     # The guide is applied as 0..255 below: fold the 1/255 into a.
-    a = box(np.dstack([a_r, a_g, a_b]).astype(np.float32)) * np.float32(1.0 / 255.0)
+    a = box(np.asarray(cv2.merge([a_r, a_g, a_b]), np.float32)) * np.float32(1.0 / 255.0)
     a_up = cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)
     b_up = cv2.resize(box(b.astype(np.float32)), (w, h), interpolation=cv2.INTER_LINEAR)
     products = cv2.multiply(a_up, rgb, dtype=cv2.CV_32F)
-    q = cv2.transform(products, np.ones((1, 3), np.float32))
-    return np.asarray(np.clip(cv2.add(q, b_up), 0.0, 1.0), dtype=np.float32)
+    q = np.asarray(cv2.add(cv2.transform(products, _SUM3), b_up), np.float32)
+    return np.clip(q, 0.0, 1.0, out=q)
+
+
+_SUM3 = np.ones((1, 3), np.float32)
 
 
 def salient_mask(image: ImageArray) -> Mask:
