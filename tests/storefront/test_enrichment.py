@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from PIL import Image
 from sqlalchemy import select
 
-from pixelmill.db.models import JobResult
+from pixelmill.db.models import Job, JobResult
 from pixelmill.resources import Resources
 from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.storefront.helpers import ACTIVITIES, COLOURS, JOBS, SHOP, image_server, png, wait_job
@@ -110,7 +110,13 @@ def test_five_products_are_enriched_charged_logged_and_deleted(
 
         # DELETE: the job, its results and its files go.
         with resources.db.read() as session:
-            keys = list(session.scalars(select(JobResult.key)))
+            keys = list(
+                session.scalars(
+                    select(JobResult.key)
+                    .join(Job, Job.id == JobResult.job_id)
+                    .where(Job.number == job["job_id"])
+                )
+            )
         assert len(keys) == 20
         assert all(resources.storage.get(k) is not None for k in keys)
         deleted = http.delete(f"{JOBS}/{job['job_id']}", headers=acct.key_headers)

@@ -66,7 +66,9 @@ def live(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         resources.close()
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: the sync API keeps an event loop running on the main thread
+# while it is open, and later tests that call asyncio.run() must not find it there.
+@pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Playwright]:
     try:
         from playwright.sync_api import sync_playwright
@@ -77,7 +79,7 @@ def playwright_driver() -> Iterator[Playwright]:
         yield pw
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     browser = playwright_driver.chromium.launch(
         executable_path=chromium_path(),
