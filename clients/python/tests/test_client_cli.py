@@ -201,6 +201,10 @@ def test_account_and_webhooks_commands(
     assert code == 0 and hook["secret"].startswith("whsec_")
     code, hooks = run_cli(live, acct.api_key, "webhooks", "list", capsys=capsys)
     assert [h["id"] for h in hooks] == [hook["id"]] and hooks[0].get("secret") is None
+    code, log = run_cli(live, acct.api_key, "webhooks", "deliveries", capsys=capsys)
+    assert code == 0 and log == []
+    code, own = run_cli(live, acct.api_key, "webhooks", "secret", capsys=capsys)
+    assert code == 0 and own["secret"].startswith("whsec_")
     code, gone = run_cli(live, acct.api_key, "webhooks", "delete", str(hook["id"]), capsys=capsys)
     assert code == 0 and gone["id"] == hook["id"] and gone["deleted"] is True
     code, err = run_cli(live, acct.api_key, "webhooks", "delete", str(hook["id"]), capsys=capsys)

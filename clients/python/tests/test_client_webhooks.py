@@ -26,6 +26,11 @@ def deliver_one(live: Live, secret: str | None) -> tuple[str, Received, str]:
         job = pm.generate_scenes(product.uuid, 1)
         assert pm.wait(job.job_id, interval=0.05).status == "completed"
         received = wait_until(lambda: rx.snapshot(), timeout=30)[0]
+        # The same message in the account's delivery log, with its attempt.
+        logged = wait_until(lambda: pm.webhook_deliveries(status="delivered"), timeout=30)
+        assert logged[0].id == received.headers["webhook-id"]
+        assert logged[0].attempt_log[0].status_code == 200
+        assert pm.webhook_delivery(logged[0].id).event == "job.completed"
         return hook.secret, received, job.job_id
 
 

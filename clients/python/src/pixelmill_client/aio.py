@@ -527,6 +527,20 @@ class AsyncClient:
             await self.request("DELETE", f"/api/v2/webhooks/{webhook_id}")
         )
 
+    async def webhook_deliveries(
+        self, status: str | None = None, limit: int = 20, offset: int = 0
+    ) -> list[m.Delivery]:
+        """The delivery log, newest first (``status``: pending, delivered or failed)."""
+        params = _clean({"status": status, "limit": limit, "offset": offset})
+        return await self._list(m.Delivery, "/api/v2/webhooks/deliveries", "deliveries", **params)
+
+    async def webhook_delivery(self, delivery_id: str) -> m.Delivery:
+        return await self._get(m.Delivery, f"/api/v2/webhooks/deliveries/{delivery_id}")
+
+    async def signing_secret(self) -> m.SigningSecret:
+        """The account's own signing secret (:class:`~pixelmill_client.models.SigningSecret`)."""
+        return await self._get(m.SigningSecret, "/api/v2/webhooks/signing-secret")
+
 
 async def _call(callback: Callable[[Any], object], value: Any) -> None:
     """A progress callback may be a plain function or a coroutine function."""

@@ -629,6 +629,11 @@ async def cmd_webhooks(client: AsyncClient, args: argparse.Namespace) -> int:
         if not args.json:
             err.print("the signing secret is shown once: store it now")
         return show(args, hook)
+    if args.action == "deliveries":
+        log = await client.webhook_deliveries(status=args.status, limit=args.limit)
+        return show(args, log, ("id", "event", "status", "attempts", "url"), "Deliveries")
+    if args.action == "secret":
+        return show(args, await client.signing_secret())
     return show(args, await client.delete_webhook(args.id))
 
 
@@ -801,13 +806,19 @@ def build_parser() -> Parser:
     asub.add_parser("list", parents=[common])
     asub.add_parser("public", parents=[common])
 
-    hooks = command("webhooks", "webhook receivers (list, create, delete)", cmd_webhooks)
+    hooks = command(
+        "webhooks", "webhook receivers (list, create, delete, deliveries, secret)", cmd_webhooks
+    )
     wsub = hooks.add_subparsers(dest="action", required=True, parser_class=Parser)
     wsub.add_parser("list", parents=[common])
     wc = wsub.add_parser("create", parents=[common])
     wc.add_argument("url")
     wc.add_argument("--secret", help="whsec_<base64> or any string (default: generated)")
     wsub.add_parser("delete", parents=[common]).add_argument("id", type=int)
+    wd = wsub.add_parser("deliveries", parents=[common], help="the delivery log")
+    wd.add_argument("--status", choices=("pending", "delivered", "failed"))
+    wd.add_argument("--limit", type=positive, default=20)
+    wsub.add_parser("secret", parents=[common], help="the account's own signing secret")
 
     command("account", "the account, credits and plan limits", cmd_account)
     h = command("history", "processing history", cmd_history)

@@ -524,6 +524,20 @@ class Client:
     def delete_webhook(self, webhook_id: int) -> m.Deleted:
         return m.Deleted.model_validate(self.request("DELETE", f"/api/v2/webhooks/{webhook_id}"))
 
+    def webhook_deliveries(
+        self, status: str | None = None, limit: int = 20, offset: int = 0
+    ) -> list[m.Delivery]:
+        """The delivery log, newest first (``status``: pending, delivered or failed)."""
+        params = _clean({"status": status, "limit": limit, "offset": offset})
+        return self._list(m.Delivery, "/api/v2/webhooks/deliveries", "deliveries", **params)
+
+    def webhook_delivery(self, delivery_id: str) -> m.Delivery:
+        return self._get(m.Delivery, f"/api/v2/webhooks/deliveries/{delivery_id}")
+
+    def signing_secret(self) -> m.SigningSecret:
+        """The account's own signing secret (:class:`~pixelmill_client.models.SigningSecret`)."""
+        return self._get(m.SigningSecret, "/api/v2/webhooks/signing-secret")
+
 
 def _clean(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}

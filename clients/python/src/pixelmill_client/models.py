@@ -304,3 +304,35 @@ class Webhook(Model):
     url: str
     created_at: datetime | None = None
     secret: str | None = None
+
+
+class DeliveryAttempt(Model):
+    number: int
+    status_code: int | None = None
+    duration_ms: int = 0
+    error: str | None = None
+    response_body: str = ""
+    created_at: datetime | None = None
+
+
+class Delivery(Model):
+    """One webhook message sent for the account and its attempts
+    (``GET /api/v2/webhooks/deliveries``)."""
+
+    id: str
+    event: str
+    url: str
+    status: str
+    attempts: int = 0
+    next_attempt_at: datetime | None = None
+    created_at: datetime | None = None
+    delivered_at: datetime | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+    attempt_log: list[DeliveryAttempt] = Field(default_factory=list)
+
+
+class SigningSecret(Model):
+    """The account's own secret: it signs deliveries to a request's ``webhook_url`` while no
+    webhook is registered."""
+
+    secret: str
