@@ -33,6 +33,7 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from PIL import Image
 from skimage import data
 
@@ -179,7 +180,7 @@ def bench_png(args: argparse.Namespace) -> None:
     cutout = engine.run(EngineInputs(rgb, {}), engine.Params()).images[0].pixels
     upscaled = resize_to_area(rgb, 4.0)
 
-    def pillow(pixels: np.ndarray) -> bytes:  # type: ignore[type-arg]
+    def pillow(pixels: npt.NDArray[np.uint8]) -> bytes:
         buffer = io.BytesIO()
         Image.fromarray(pixels).save(buffer, format="PNG", compress_level=3)
         return buffer.getvalue()
