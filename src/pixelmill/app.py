@@ -256,7 +256,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
             route.path
             for router in (v1.router, processing.router)
             for route in router.routes
-            if isinstance(route, APIRoute) and "POST" in route.methods
+            if isinstance(route, APIRoute) and "POST" in (route.methods or ())
         },
     )
 

@@ -111,8 +111,11 @@ class Settings(BaseSettings):
     malloc_mmap_threshold: int = Field(
         1024 * 1024,
         ge=0,
-        description="glibc: allocations of at least this many bytes (decoded images) get their "
-        "own mapping, handed back to the system when freed (0: glibc's default)",
+        le=32 * 1024 * 1024,
+        description="glibc: allocations of at least this many bytes (decoded images, engine "
+        "intermediates) get their own mapping, handed back to the system when freed; smaller "
+        "ones come from the heap, trimmed when the process goes idle (0: glibc's sliding "
+        "default, up to 32 MiB)",
     )
     malloc_arena_max: int = Field(
         2, ge=0, description="glibc: most malloc arenas per process (0: glibc's default)"
