@@ -1,9 +1,10 @@
 """The fast paths of background removal keep its output: the fast guided filter, the coarse
 masks made at the filter's solving size and the PNG encoder.
 
-``background_reference/*.png`` are the cut-outs' binary masks (alpha > 127) that the engine made
-before these speed-ups (commit 4bdd95c: full-resolution guided filter, full-resolution coarse
-masks), for four photos at ~1 MP; the engine must still agree with them (IoU >= 0.99).
+``background_reference/*.png`` are the cut-outs' binary masks (alpha > 127) that the engine
+made before these speed-ups (at 77e0f35, the parent of eabdd54: full-resolution guided filter
+and coarse masks), for four photos at ~1 MP; the engine must still agree with them
+(IoU >= 0.99).
 """
 
 from __future__ import annotations
