@@ -126,7 +126,7 @@ async def one_request(
     try:
         if surface == "v1":
             r = await client.post(
-                "/api/v1/remove-background", files={"image": ("a.jpg", jpeg, "image/jpeg")}
+                "/api/v1/remove-background", files={"file": ("a.jpg", jpeg, "image/jpeg")}
             )
         else:
             r = await client.post("/api/v2/remove-background", json={"image_base64": b64})
