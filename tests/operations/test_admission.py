@@ -249,3 +249,41 @@ def test_admission_hands_slots_on_in_order_and_past_cancelled_waiters() -> None:
 def test_trim_memory_runs() -> None:
     # glibc's malloc_trim: returns whether memory was released; it must not raise.
     assert trim_memory() in (True, False)
+
+
+def test_when_full_a_body_is_refused_unread_and_other_routes_still_answer(
+    database_url: str, tmp_path: Path
+) -> None:
+    """With every place taken, a POST to an image route is refused before its body is parsed
+    (a malformed body gets the 503, not a 422); reads and other routes are not gated."""
+    settings = make_settings(database_url, tmp_path / "data", cpu_workers=1, max_queued_requests=0)
+    res = wire(build_resources(settings))
+    try:
+        acct = make_account(res, credits=CREDITS)
+        gate = threading.Event()
+        slow = SlowConvert(gate)
+        res.pipeline.engines = {**res.pipeline.engines, "convert": slow}
+        body = {"image_base64": base64.b64encode(png_bytes(40, 30)).decode()}
+        with _serve(res, acct.key_headers) as client, ThreadPoolExecutor(1) as pool:
+            first = pool.submit(client.post, "/api/v2/convert", json=body)
+            assert slow.started.wait(60)
+            assert res.pipeline.admission.full
+            garbled = client.post(
+                "/api/v2/upscale",
+                content=b"{not json" + b"x" * 300_000,
+                headers={"Content-Type": "application/json"},
+            )
+            account = client.get("/api/v2/account")
+            gate.set()
+            assert first.result(120).status_code == 200
+            after = client.post("/api/v2/convert", json=body)
+        assert garbled.status_code == 503, garbled.text
+        assert "nothing was charged" in garbled.json()["detail"]
+        assert int(garbled.headers["Retry-After"]) >= 1
+        assert account.status_code == 200
+        assert after.status_code == 200, after.text
+        assert balance_of(res, acct.id) == CREDITS - 2
+        assert ledger_consistent(res, acct.id)
+        assert held_reservations(res, acct.id) == 0
+    finally:
+        res.close()
