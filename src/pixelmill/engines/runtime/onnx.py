@@ -44,6 +44,11 @@ def _session_options(intra_op_threads: int) -> ort.SessionOptions:
     # Busy-waiting worker threads burn CPU that other requests on the same machine could use;
     # the latency cost of not spinning is a fraction of a millisecond per call.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # No CPU memory arena: the arena keeps its high-water mark for the life of the process
+    # (a burst of requests left the server at 1.36x its idle RSS); without it the memory of a
+    # run goes back to the allocator (bench/bench_burst.py: 1.03-1.06x idle 10 s after 360
+    # concurrent 1 MP removals, peak 1.09-1.12 GB).
+    opts.enable_cpu_mem_arena = False
     return opts
 
 
