@@ -15,13 +15,12 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
+
+from _server import enterprise_account, free_port, server_env, start_uvicorn, wait_up
 
 BARE_APP = """
 from fastapi import FastAPI
@@ -34,23 +33,6 @@ def const() -> dict[str, str]:
 
 BARE = "bare FastAPI GET /const"
 PIXELMILL = "pixelmill GET /api/v2/account (API key)"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_up(url: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not come up")
 
 
 def run_wrk(url: str, seconds: int, connections: int, headers: dict[str, str]) -> dict[str, float]:
@@ -86,66 +68,12 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="pm-bench-"))
     (work / "bare_app.py").write_text(BARE_APP)
-    env = {
-        **os.environ,
-        "PIXELMILL_DATA_DIR": str(work / "data"),
-        "PIXELMILL_ENTERPRISE_REQUESTS_PER_MINUTE": str(10**9),
-    }
-    py = sys.executable
-    subprocess.run([py, "-m", "pixelmill", "migrate"], env=env, check=True, capture_output=True)
-    created = subprocess.run(
-        [
-            py,
-            "-m",
-            "pixelmill",
-            "admin",
-            "create-user",
-            "bench@example.com",
-            "--password",
-            "benchpass",
-        ],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    key = re.search(r"(pk_live_\S+)", created).group(1)  # type: ignore[union-attr]
-    subprocess.run(
-        [py, "-m", "pixelmill", "admin", "set-plan", "bench@example.com", "enterprise"],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-
+    env = server_env(work)
+    key = enterprise_account(env, "bench@example.com")
     pm_port, bare_port = free_port(), free_port()
     servers = [
-        subprocess.Popen(
-            [
-                py,
-                "-m",
-                "uvicorn",
-                "pixelmill.asgi:app",
-                "--port",
-                str(pm_port),
-                "--log-level",
-                "warning",
-            ],
-            env=env,
-        ),
-        subprocess.Popen(
-            [
-                py,
-                "-m",
-                "uvicorn",
-                "bare_app:app",
-                "--port",
-                str(bare_port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=work,
-            env=env,
-        ),
+        start_uvicorn("pixelmill.asgi:app", pm_port, env),
+        start_uvicorn("bare_app:app", bare_port, env, cwd=work),
     ]
     try:
         wait_up(f"http://127.0.0.1:{pm_port}/healthz")

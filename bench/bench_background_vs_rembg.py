@@ -22,11 +22,8 @@ import base64
 import io
 import json
 import os
-import re
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -38,23 +35,7 @@ from PIL import Image
 from skimage import data
 
 from _common import resize_to_area
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_up(url: str, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not come up")
+from _server import enterprise_account, free_port, server_env, start_uvicorn, wait_up
 
 
 def photo_jpeg(name: str, megapixels: float = 1.0) -> bytes:
@@ -69,39 +50,10 @@ def loadavg() -> str:
 
 
 def start_server(work: Path) -> tuple[subprocess.Popen[bytes], int, str]:
-    env = {
-        **os.environ,
-        "PIXELMILL_DATA_DIR": str(work / "data"),
-        "PIXELMILL_ENTERPRISE_REQUESTS_PER_MINUTE": str(10**9),
-    }
-    py = sys.executable
-    admin = [py, "-m", "pixelmill", "admin"]
-    subprocess.run([py, "-m", "pixelmill", "migrate"], env=env, check=True, capture_output=True)
-    created = subprocess.run(
-        [*admin, "create-user", "bench@example.com", "--password", "benchpass"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    key = re.search(r"(pk_live_\S+)", created).group(1)  # type: ignore[union-attr]
-    subprocess.run(
-        [*admin, "set-plan", "bench@example.com", "enterprise"],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(
-        [*admin, "grant-credits", "bench@example.com", "100000"],
-        env=env,
-        capture_output=True,
-    )
+    env = server_env(work)
+    key = enterprise_account(env, "bench@example.com", credits=100_000)
     port = free_port()
-    server = subprocess.Popen(
-        [py, "-m", "uvicorn", "pixelmill.asgi:app", "--port", str(port), "--log-level", "warning"],
-        env=env,
-    )
-    return server, port, key
+    return start_uvicorn("pixelmill.asgi:app", port, env), port, key
 
 
 def post(url: str, key: str, body: bytes) -> dict[str, object]:

@@ -23,8 +23,6 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,24 +36,9 @@ import httpx
 import numpy as np
 from skimage import data
 
+from _server import enterprise_account, free_port, server_env, start_uvicorn, wait_up
+
 CREDITS = 1_000_000
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_up(url: str, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not come up")
 
 
 def rss_bytes(pid: int) -> int:
@@ -148,12 +131,6 @@ async def burst(base: str, key: str, n: int, surface: str, jpeg: bytes) -> list[
         return await asyncio.gather(*(one_request(client, surface, jpeg, b64) for _ in range(n)))
 
 
-def admin(py: str, env: dict[str, str], *args: str) -> str:
-    return subprocess.run(
-        [py, "-m", "pixelmill", "admin", *args], env=env, check=True, capture_output=True, text=True
-    ).stdout
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=360)
@@ -171,26 +148,13 @@ def main() -> None:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="pm-burst-"))
-    env = {
-        **os.environ,
-        "PIXELMILL_DATA_DIR": str(work / "data"),
-        "PIXELMILL_ENTERPRISE_REQUESTS_PER_MINUTE": str(10**9),
-        **dict(kv.split("=", 1) for kv in args.env),
-    }
-    py = sys.executable
-    subprocess.run([py, "-m", "pixelmill", "migrate"], env=env, check=True, capture_output=True)
-    created = admin(py, env, "create-user", "burst@example.com", "--password", "burstpass")
-    key = re.search(r"(pk_live_\S+)", created).group(1)  # type: ignore[union-attr]
-    admin(py, env, "set-plan", "burst@example.com", "enterprise")
-    admin(py, env, "grant-credits", "burst@example.com", str(CREDITS))
+    env = server_env(work, **dict(kv.split("=", 1) for kv in args.env))
+    key = enterprise_account(env, "burst@example.com", credits=CREDITS)
 
     jpeg = one_mp_jpeg()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [py, "-m", "uvicorn", "pixelmill.asgi:app", "--port", str(port), "--log-level", "warning"],
-        env=env,
-    )
+    server = start_uvicorn("pixelmill.asgi:app", port, env)
     rows: list[dict[str, Any]] = []
     try:
         wait_up(f"{base}/healthz")
