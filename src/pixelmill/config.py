@@ -215,6 +215,13 @@ class Settings(BaseSettings):
         "the operator placed; background removal uses the best present (pixelmill models list)",
     )
 
+    fault_kill_before_publish: bool = Field(
+        False,
+        description="FAULT INJECTION, for the multi-node tests only (refused in production): "
+        "with the celery queue, the process SIGKILLs itself after a job's transaction commits "
+        "and before its queue message is published (a crash between save and dispatch)",
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _route_variables(cls, data: object) -> object:
@@ -236,6 +243,10 @@ class Settings(BaseSettings):
             raise ValueError(
                 "PIXELMILL_SECRET_KEY must be set to a random string of at least 32 characters "
                 f"when PIXELMILL_ENV={self.env}"
+            )
+        if self.fault_kill_before_publish and self.env == "production":
+            raise ValueError(
+                "PIXELMILL_FAULT_KILL_BEFORE_PUBLISH is a test hook: never in production"
             )
         if self.queue == "celery" and not self.redis_url:
             raise ValueError("PIXELMILL_QUEUE=celery needs PIXELMILL_REDIS_URL")

@@ -10,6 +10,7 @@ once its lease expires (the database, not the broker, is the source of truth).
 from __future__ import annotations
 
 import os
+import signal
 import socket
 from collections.abc import Iterable
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from celery import Celery
 
 from pixelmill.config import Settings
-from pixelmill.queue.base import LANES, TaskRunner
+from pixelmill.queue.base import LANES, TaskRunner, lane_of
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -60,6 +61,10 @@ class CeleryQueue:
         self.app.task(name=task_name, ignore_result=True)(run)
 
     def enqueue(self, task: str, *args: str, delay: float = 0.0) -> None:
+        if self.settings.fault_kill_before_publish and lane_of(task) == "jobs":
+            # FAULT INJECTION (PIXELMILL_FAULT_KILL_BEFORE_PUBLISH, tests only, off by default):
+            # enqueue runs after the job's commit; die here, before the publish.
+            os.kill(os.getpid(), signal.SIGKILL)
         options: dict[str, Any] = {}
         if delay > 0:
             options["countdown"] = delay
