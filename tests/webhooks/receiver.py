@@ -33,7 +33,9 @@ class Receiver:
 
 
 @contextmanager
-def webhook_receiver(statuses: list[int] | None = None) -> Iterator[Receiver]:
+def webhook_receiver(statuses: list[int] | None = None, port: int = 0) -> Iterator[Receiver]:
+    """``port`` 0: a free one; a fixed port lets a test take the receiver down and bring it
+    back at the same URL."""
     receiver = Receiver(url="", statuses=list(statuses or []))
 
     class Handler(BaseHTTPRequestHandler):
@@ -54,7 +56,7 @@ def webhook_receiver(statuses: list[int] | None = None) -> Iterator[Receiver]:
         def log_message(self, *args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
