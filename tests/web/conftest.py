@@ -36,7 +36,7 @@ def _missing(message: str) -> None:
 
 
 def chromium_path() -> str:
-    """Debian's Chromium (requirements/apt.txt); PIXELMILL_CHROMIUM overrides the path."""
+    """Debian's Chromium (requirements/apt-dev.txt); PIXELMILL_CHROMIUM overrides the path."""
     explicit = os.environ.get("PIXELMILL_CHROMIUM")
     if explicit:
         return explicit
