@@ -209,6 +209,12 @@ class Settings(BaseSettings):
     comfyui_workflows: Path | None = Field(
         None, description="a folder of ComfyUI API-format workflow JSON files routes name"
     )
+    video_input: str | None = Field(
+        None,
+        description="the input of the Replicate prediction PIXELMILL_ROUTE_VIDEO runs, as a JSON "
+        'template (default {"image": "{{image}}", "audio": "{{audio}}"}; placeholders image, '
+        "audio, script, aspect, seed, duration; docs/backends.md)",
+    )
     models_dir: Path | None = Field(
         None,
         description="rembg-format ONNX models (u2net, isnet-general-use, birefnet-general...) "
