@@ -254,7 +254,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         admission=res.pipeline.admission,
         paths={
             route.path
-            for router in (v1.router, processing.router)
+            for router in (v1.router, processing.router, process.router, free_tools.router)
             for route in router.routes
             if isinstance(route, APIRoute) and "POST" in (route.methods or ())
         },

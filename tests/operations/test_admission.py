@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from pixelmill.app import create_app
 from pixelmill.engines.base import Engine, EngineInputs, EngineResult
 from pixelmill.errors import ServerBusy
+from pixelmill.generation import gallery
 from pixelmill.imaging import DecodedImage
 from pixelmill.operations.admission import Admission, trim_memory
 from pixelmill.operations.inputs import ImageSource
@@ -283,6 +284,45 @@ def test_when_full_a_body_is_refused_unread_and_other_routes_still_answer(
         assert account.status_code == 200
         assert after.status_code == 200, after.text
         assert balance_of(res, acct.id) == CREDITS - 2
+        assert ledger_consistent(res, acct.id)
+        assert held_reservations(res, acct.id) == 0
+    finally:
+        res.close()
+
+
+def test_when_full_process_and_direct_cpu_routes_answer_503(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The routes that do CPU work outside the pipeline (here a public model's image, drawn
+    in the CPU pool) wait for a place like any image call, and ``/api/process`` is refused
+    before its multipart body is parsed; once the place is free both work."""
+    settings = make_settings(database_url, tmp_path / "data", cpu_workers=1, max_queued_requests=0)
+    res = wire(build_resources(settings))
+    try:
+        acct = make_account(res, credits=CREDITS)
+        gate = threading.Event()
+        slow = SlowConvert(gate)
+        res.pipeline.engines = {**res.pipeline.engines, "convert": slow}
+        body = {"image_base64": base64.b64encode(png_bytes(40, 30)).decode()}
+        model_id = gallery.gallery()[0].id
+        with _serve(res, acct.key_headers) as client, ThreadPoolExecutor(1) as pool:
+            first = pool.submit(client.post, "/api/v2/convert", json=body)
+            assert slow.started.wait(60)
+            drawn_while_full = client.get(f"/api/v2/avatars/public/{model_id}.png")
+            garbled = client.post(
+                "/api/process",
+                content=b"--not-a-boundary\r\n" + b"x" * 200_000,
+                headers={"Content-Type": "multipart/form-data; boundary=zzz"},
+            )
+            gate.set()
+            assert first.result(120).status_code == 200
+            drawn_after = client.get(f"/api/v2/avatars/public/{model_id}.png")
+        for refused in (drawn_while_full, garbled):
+            assert refused.status_code == 503, refused.text
+            assert int(refused.headers["Retry-After"]) >= 1
+        assert drawn_after.status_code == 200
+        assert drawn_after.content.startswith(b"\x89PNG")
+        assert balance_of(res, acct.id) == CREDITS - 1
         assert ledger_consistent(res, acct.id)
         assert held_reservations(res, acct.id) == 0
     finally:

@@ -164,34 +164,41 @@ async def quick_video(
         marketing.check_script(text, marketing.QUICK_VIDEO_MAX_WORDS)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
-    decoded = await resources.inputs.load(ImageSource("url", image_url), user)
-    loop = asyncio.get_running_loop()
-    cpu = resources.pipeline.cpu
-    started = time.perf_counter()
-    try:
-        speech = await loop.run_in_executor(cpu, speak, text)
-    except EngineError as exc:
-        raise InvalidInput(str(exc)) from exc
-    price = marketing.quick_video_price(speech.duration)
-    h, w = decoded.pixels.shape[:2]
-    accounting = resources.pipeline.accounting
-    charge = Charge(uuid.uuid4().hex, user.id, "quick_video", "tryon", price, w, h)
-    charge = await asyncio.to_thread(accounting.reserve, charge)
-    try:
-        async with accounting.keep_alive(charge):
-            output = await loop.run_in_executor(
-                cpu,
-                lambda: render_spoken(
-                    decoded.pixels, speech, text, aspect="9:16", subtitles=_flag(enable_subtitles)
-                ),
-            )
-            key = f"results/{uuid.uuid4().hex}.mp4"
-            await asyncio.to_thread(resources.storage.put, key, output.content, "video/mp4")
-    except BaseException as exc:
-        await asyncio.to_thread(accounting.fail, charge, exc)
-        if isinstance(exc, EngineError):
+    # The voice, the render and the decoded photo are CPU work: they wait for a place like any
+    # synchronous image call (a burst beyond the queue is refused with 503 before decoding).
+    async with resources.pipeline.admission.slot():
+        decoded = await resources.inputs.load(ImageSource("url", image_url), user)
+        loop = asyncio.get_running_loop()
+        cpu = resources.pipeline.cpu
+        started = time.perf_counter()
+        try:
+            speech = await loop.run_in_executor(cpu, speak, text)
+        except EngineError as exc:
             raise InvalidInput(str(exc)) from exc
-        raise
+        price = marketing.quick_video_price(speech.duration)
+        h, w = decoded.pixels.shape[:2]
+        accounting = resources.pipeline.accounting
+        charge = Charge(uuid.uuid4().hex, user.id, "quick_video", "tryon", price, w, h)
+        charge = await asyncio.to_thread(accounting.reserve, charge)
+        try:
+            async with accounting.keep_alive(charge):
+                output = await loop.run_in_executor(
+                    cpu,
+                    lambda: render_spoken(
+                        decoded.pixels,
+                        speech,
+                        text,
+                        aspect="9:16",
+                        subtitles=_flag(enable_subtitles),
+                    ),
+                )
+                key = f"results/{uuid.uuid4().hex}.mp4"
+                await asyncio.to_thread(resources.storage.put, key, output.content, "video/mp4")
+        except BaseException as exc:
+            await asyncio.to_thread(accounting.fail, charge, exc)
+            if isinstance(exc, EngineError):
+                raise InvalidInput(str(exc)) from exc
+            raise
     url = public_base_url(request, resources).rstrip("/") + resources.signer.path_for(key)
     stored = StoredImage(
         "video", key, url, int(output.data["width"]), int(output.data["height"]), "mp4"
@@ -224,9 +231,10 @@ async def generate_script(
     """A voice-over script (free): hook, benefits, call to action, sized to
     ``duration_seconds`` at the voice's measured pace. Templated, not a language model;
     product facts (category, colours, printed words) come from the image analysis."""
-    decoded = await resources.inputs.load(ImageSource("url", image_url), user)
-    loop = asyncio.get_running_loop()
-    facts = await loop.run_in_executor(resources.pipeline.cpu, image_facts, decoded.pixels)
+    async with resources.pipeline.admission.slot():
+        decoded = await resources.inputs.load(ImageSource("url", image_url), user)
+        loop = asyncio.get_running_loop()
+        facts = await loop.run_in_executor(resources.pipeline.cpu, image_facts, decoded.pixels)
     try:
         result = write_script(
             product_name=product_name,

@@ -76,9 +76,11 @@ async def classify_product(
     """Guess a product's category from its photo (free). Offline, the only honest cues are
     words printed on the product (OCR) and whether a person wears it; without either the
     answer is ``other`` with a low confidence."""
-    decoded = await resources.inputs.load(ImageSource("bytes", await product_image.read()), user)
-    loop = asyncio.get_running_loop()
-    analysis = await loop.run_in_executor(resources.pipeline.cpu, analyze_image, decoded.pixels)
+    data = await product_image.read()
+    async with resources.pipeline.admission.slot():
+        decoded = await resources.inputs.load(ImageSource("bytes", data), user)
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(resources.pipeline.cpu, analyze_image, decoded.pixels)
     guessed = guess_product_category(analysis)
     words = " ".join(analysis.get("text_detected", []))
     if guessed == "other":

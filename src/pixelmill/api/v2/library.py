@@ -145,7 +145,8 @@ async def public_avatar_image(model_id: str, resources: Res) -> Response:
         raise NotFound("Public model not found")
     engine = avatar_engine(resources, "guided")
     call = partial(gallery.gallery_image, engine, resources.library_storage, model)
-    data = await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
+    async with resources.pipeline.admission.slot():
+        data = await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
     return Response(
         data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"}
     )

@@ -27,9 +27,10 @@ async def check_person(resources: Resources, saved: SavedImage, field: str) -> N
     params = engine.Params.model_validate({"num_outputs": 1})
     inputs = EngineInputs(saved.image.pixels)
     try:
-        await asyncio.get_running_loop().run_in_executor(
-            resources.pipeline.cpu, partial(engine.plan, inputs, params)
-        )
+        async with resources.pipeline.admission.slot():
+            await asyncio.get_running_loop().run_in_executor(
+                resources.pipeline.cpu, partial(engine.plan, inputs, params)
+            )
     except EngineError as exc:
         await asyncio.to_thread(resources.library_storage.delete, saved.key)
         raise InvalidInput(f"{field}: {exc}") from exc
@@ -40,4 +41,5 @@ async def gallery_model_person(resources: Resources, model: GalleryModel) -> Mod
     call = partial(
         gallery_person, avatar_engine(resources, "guided"), resources.library_storage, model
     )
-    return await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
+    async with resources.pipeline.admission.slot():
+        return await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
