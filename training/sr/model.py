@@ -181,6 +181,7 @@ class SRNet(nn.Module):
                 mapped[f"body.{i}.conv.{leaf}"] = v
             else:
                 mapped[k] = v
+        mapped = self._widen(mapped)
         missing, unexpected = self.load_state_dict(mapped, strict=False)
         assert not unexpected, unexpected
         # Body layers the source network did not have (a deeper network continuing from a
@@ -199,6 +200,30 @@ class SRNet(nn.Module):
                 conv.weight[idx, idx, 1, 1] = 1.0
         rest = [k for k in missing if not k.startswith("body.")]
         assert not rest, rest
+
+    def _widen(self, mapped: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """A source network with fewer channels (a wider network continuing from a narrower
+        one): its weights fill the first channels; the new channels keep their fresh (He)
+        incoming weights, and every weight *from* a new channel into an old one (or into the
+        tail) is zero, so the wider network computes exactly what the source did and training
+        grows the new channels from there (gradients reach the zero weights because the new
+        channels' activations are not zero)."""
+        own = self.state_dict()
+        out: dict[str, torch.Tensor] = {}
+        for k, v in mapped.items():
+            target = own.get(k)
+            if target is None or target.shape == v.shape:
+                out[k] = v
+                continue
+            w = target.detach().clone()
+            if w.dim() == 4:
+                o, i = v.shape[0], v.shape[1]
+                w[:, i:] = 0.0  # from new channels: zero (exact start)
+                w[:o, :i] = v
+            else:
+                w[: v.shape[0]] = v
+            out[k] = w
+        return out
 
     def macs_per_input_pixel(self) -> int:
         c, s = self.channels, self.scale
