@@ -72,7 +72,6 @@ def list_saved(session: Session, user_id: int) -> list[StudioAvatar]:
     each with its samples and variations."""
     tops = library.studio_avatars(session, user_id)
     children = library.studio_avatars(session, user_id, [a.id for a in tops]) if tops else []
-    library.number_avatars(session, [*tops, *children])
     out = []
     for top in tops:
         mine = [c for c in children if c.parent_id == top.id]

@@ -1,15 +1,15 @@
 """The JWT catalog (``/api/catalog``): the account's library products under integer ids, with
-filters and pages. Products made before integer ids existed get theirs on first read."""
+filters and pages. Products made before integer ids existed got theirs in migration 0009."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Select, func, or_, select, update
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session
 
-from pixelmill.db.models import Product, draw_number
+from pixelmill.db.models import Product
 from pixelmill.errors import NotFound
 
 
@@ -31,21 +31,6 @@ def _catalog(user_id: int) -> Select[Product]:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def number_products(session: Session, user_id: int) -> None:
-    """Draw the integer ids of the account's products that have none yet (once: a
-    conditional update)."""
-    missing = session.scalars(
-        _catalog(user_id).where(Product.number.is_(None)).order_by(Product.created_at)
-    ).all()
-    for product in missing:
-        number = draw_number(session, "product")
-        session.execute(
-            update(Product)
-            .where(Product.id == product.id, Product.number.is_(None))
-            .values(number=number)
-        )
 
 
 def catalog_page(session: Session, user_id: int, q: CatalogQuery) -> tuple[Sequence[Product], int]:

@@ -260,21 +260,6 @@ def get_avatar(session: Session, user_id: int, avatar_id: str) -> Avatar:
     return avatar
 
 
-def number_avatars(session: Session, avatars: Sequence[Avatar]) -> None:
-    """Give avatars made before integer ids existed their number (once: a conditional
-    update, so two readers never give one avatar two numbers)."""
-    for avatar in avatars:
-        if avatar.number is not None:
-            continue
-        number = draw_number(session, "avatar")
-        session.execute(
-            update(Avatar)
-            .where(Avatar.id == avatar.id, Avatar.number.is_(None))
-            .values(number=number)
-        )
-        session.refresh(avatar)
-
-
 def studio_avatars(
     session: Session, user_id: int, parent_ids: Sequence[str] | None = None
 ) -> Sequence[Avatar]:

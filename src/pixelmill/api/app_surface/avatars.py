@@ -146,7 +146,7 @@ def list_saved(
     """The account's avatars (saved here or made by ``/api/v2/generate/avatar``), newest
     first, each with the URLs of its samples; variations are nested under their parent."""
     base_url = public_base_url(request, resources)
-    with resources.db.transaction() as session:  # numbers older avatars on first read
+    with resources.db.read() as session:
         saved = studio.list_saved(session, user.id)
         numbers = {
             a.id: a.number for s in saved for a in (s.avatar, *s.variations) if a.number is not None

@@ -108,8 +108,7 @@ def list_catalog(
     """The account's products (those saved with ``POST /api/v2/products``), newest first."""
     q = catalog.CatalogQuery(page, page_size, search, category, brand, status, collection_id)
     base_url = public_base_url(request, resources)
-    with resources.db.transaction() as session:  # numbers older products on first read
-        catalog.number_products(session, user.id)
+    with resources.db.read() as session:
         rows, total = catalog.catalog_page(session, user.id, q)
         items = [_item(resources.signer, base_url, p) for p in rows]
     return CatalogPage(
