@@ -12,6 +12,7 @@ from a network hub.
 from __future__ import annotations
 
 import os
+import threading
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -36,7 +37,7 @@ def packaged_file(package: str, resource: str) -> Traversable:
     return files(package) / resource
 
 
-def _session_options(intra_op_threads: int) -> ort.SessionOptions:
+def _session_options(intra_op_threads: int, arena: bool = False) -> ort.SessionOptions:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = intra_op_threads
     opts.inter_op_num_threads = 1
@@ -44,11 +45,16 @@ def _session_options(intra_op_threads: int) -> ort.SessionOptions:
     # Busy-waiting worker threads burn CPU that other requests on the same machine could use;
     # the latency cost of not spinning is a fraction of a millisecond per call.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # No CPU memory arena: the arena keeps its high-water mark for the life of the process
-    # (a burst of requests left the server at 1.36x its idle RSS); without it the memory of a
-    # run goes back to the allocator (bench/bench_burst.py: 1.03-1.06x idle 10 s after 360
+    # No CPU memory arena by default: the arena keeps its high-water mark for the life of the
+    # process (a burst of requests left the server at 1.36x its idle RSS); without it the memory
+    # of a run goes back to the allocator (bench/bench_burst.py: 1.03-1.06x idle 10 s after 360
     # concurrent 1 MP removals, peak 1.09-1.12 GB).
-    opts.enable_cpu_mem_arena = False
+    opts.enable_cpu_mem_arena = arena
+    if arena:
+        # With an arena, ORT's planned one-block "memory pattern" made the arena grow in powers
+        # of two to ~2x a run's need (u2netp: +462 MB RSS); per-tensor allocations reuse its
+        # chunks as well and hold +269 MB, for the same speed (CPU 263 vs 271 ms per run).
+        opts.enable_mem_pattern = False
     return opts
 
 
@@ -57,12 +63,28 @@ class OnnxModel:
 
     ``source`` may be a filesystem path or a :class:`Traversable` from
     :func:`packaged_file`; zipped packages are handled by reading the bytes.
+
+    ``warm_arena``: one run at a time goes through a second session that keeps a CPU memory
+    arena, so its buffers are reused instead of being mapped and faulted in afresh (u2netp at
+    320²: ~230 MB of activations, ~65 ms of page faults per run on 2 cores; the run 194 -> 127
+    ms at low load). Runs that overlap it use the arena-less session, so a burst adds no more
+    than one run's transient memory per extra worker, as before, and the arena's size (about
+    one run's need, held for the life of the process) does not grow with concurrency.
     """
 
-    def __init__(self, source: ModelSource, intra_op_threads: int = DEFAULT_INTRA_OP_THREADS):
+    def __init__(
+        self,
+        source: ModelSource,
+        intra_op_threads: int = DEFAULT_INTRA_OP_THREADS,
+        *,
+        warm_arena: bool = False,
+    ):
         self._source = source
         self._intra_op_threads = intra_op_threads
         self._session = Lazy(self._create)
+        self._warm_arena = warm_arena
+        self._arena_session = Lazy(lambda: self._create(arena=True))
+        self._arena_free = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -77,16 +99,18 @@ class OnnxModel:
         return self._session.loaded
 
     def load(self) -> None:
-        """Create the session if needed. Idempotent and safe to call from many threads."""
+        """Create the session(s) if needed. Idempotent and safe to call from many threads."""
         self._session.load()
+        if self._warm_arena:
+            self._arena_session.load()
 
     @property
     def session(self) -> ort.InferenceSession:
         """The shared session, created on first access."""
         return self._session.get()
 
-    def _create(self) -> ort.InferenceSession:
-        opts = _session_options(self._intra_op_threads)
+    def _create(self, arena: bool = False) -> ort.InferenceSession:
+        opts = _session_options(self._intra_op_threads, arena)
         providers = ["CPUExecutionProvider"]
         src = self._source
         if isinstance(src, Traversable) and not isinstance(src, Path):
@@ -101,7 +125,13 @@ class OnnxModel:
 
     def run(self, feeds: dict[str, npt.NDArray[Any]]) -> list[npt.NDArray[Any]]:
         """Run the model on ``feeds`` (input name -> array) and return every output."""
-        outputs = self.session.run(None, feeds)
+        if self._warm_arena and self._arena_free.acquire(blocking=False):
+            try:
+                outputs = self._arena_session.get().run(None, feeds)
+            finally:
+                self._arena_free.release()
+        else:
+            outputs = self.session.run(None, feeds)
         return [np.asarray(o) for o in outputs]
 
     def run_single(self, x: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:

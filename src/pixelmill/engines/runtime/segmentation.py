@@ -28,8 +28,9 @@ MODEL_SIZE = 320
 _IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 _IMAGENET_STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 
-U2NETP = OnnxModel(packaged_file("rembg", "u2netp.onnx"))
-"""The process-wide U²-Net-p model; its session is created on first use."""
+U2NETP = OnnxModel(packaged_file("rembg", "u2netp.onnx"), warm_arena=True)
+"""The process-wide U²-Net-p model; its sessions are created on first use. One run at a time
+keeps a warm memory arena (:class:`OnnxModel`): background removal's main cost at low load."""
 
 
 def _rgb(image: ImageArray) -> ImageArray:
