@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
@@ -112,9 +112,11 @@ class Accounting:
         elapsed: float,
         primary: StoredImage | None,
         details: dict[str, Any],
+        record: Callable[[Session], object] | None = None,
     ) -> int:
         """Capture the credits and record the ``completed`` history row in one transaction;
-        the balance left.
+        the balance left. ``record`` writes the caller's own rows for the delivered work in
+        that same transaction: both land, or neither (and the run fails and is released).
 
         If the sweeper released the reservation meanwhile (the run's heartbeat was silent past
         the timeout, e.g. the database was unreachable that long), the delivered work is
@@ -148,6 +150,8 @@ class Accounting:
                 details=details,
                 error=None,
             )
+            if record is not None:
+                record(session)
             return ledger.balance(session, charge.user_id)
 
     def fail(self, charge: Charge, exc: BaseException) -> None:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
+from sqlalchemy.orm import Session
 
 from pixelmill.config import Settings
 from pixelmill.db.base import utcnow
@@ -44,7 +45,18 @@ from pixelmill.operations.results import (
 )
 from pixelmill.storage import ObjectStorage, UrlSigner
 
-__all__ = ["ImageSource", "Outcome", "Pipeline", "StoredImage", "image_error"]
+__all__ = ["Delivery", "ImageSource", "Outcome", "Pipeline", "StoredImage", "image_error"]
+
+
+class Delivery(Protocol):
+    """What a caller keeps of a run, paid for atomically: ``prepare`` does the slow part once
+    the results are stored (e.g. copy them into the library), ``record`` writes the caller's
+    rows in the transaction that captures the credits. Either failing fails the run, and its
+    credits are released."""
+
+    async def prepare(self, stored: Sequence[StoredImage]) -> None: ...
+
+    def record(self, session: Session) -> None: ...
 
 
 class Pipeline:
@@ -97,9 +109,13 @@ class Pipeline:
         quality: int = 95,
         extra_inputs: Mapping[str, ImageSource] | None = None,
         keep_primary_bytes: bool = False,
+        delivery: Delivery | None = None,
     ) -> Outcome:
         """Run ``operation`` on one input for ``user`` (``None``: anonymous, nothing charged
-        nor recorded). Raises :class:`AppError` for every expected failure."""
+        nor recorded). Raises :class:`AppError` for every expected failure. ``delivery``
+        (only for a user's run) keeps the results in the caller's rows, captured together."""
+        if delivery is not None and user is None:
+            raise ValueError("a delivery needs a user's run (its rows are captured with it)")
         started = time.perf_counter()
         op = CATALOG[operation]
         engine = engine_for(self.engines, op)
@@ -120,6 +136,7 @@ class Pipeline:
                 quality=quality,
                 extra_inputs=extra_inputs,
                 keep_primary_bytes=keep_primary_bytes,
+                delivery=delivery,
                 started=started,
             )
 
@@ -137,6 +154,7 @@ class Pipeline:
         quality: int,
         extra_inputs: Mapping[str, ImageSource] | None,
         keep_primary_bytes: bool,
+        delivery: Delivery | None,
         started: float,
     ) -> Outcome:
         decoded = (
@@ -164,13 +182,20 @@ class Pipeline:
                 )
                 fmt = choose_output_format(op.default_format, decoded, result, output_format)
                 stored, primary_bytes = await self.results.store(result, fmt, quality, base_url)
+                if delivery is not None:
+                    await delivery.prepare(stored)
             details = json_safe(result.details)
             remaining = None
             if charge is not None:
                 elapsed = time.perf_counter() - started
                 primary = stored[0] if stored else None
                 remaining = await asyncio.to_thread(
-                    self.accounting.complete, charge, elapsed, primary, details
+                    self.accounting.complete,
+                    charge,
+                    elapsed,
+                    primary,
+                    details,
+                    delivery.record if delivery is not None else None,
                 )
         except BaseException as exc:
             if charge is not None:

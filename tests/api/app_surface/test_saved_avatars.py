@@ -6,13 +6,17 @@ another account's parent cost nothing."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from skimage import data as skdata
 
 from pixelmill.credits import ledger
+from pixelmill.generation import studio
 from pixelmill.resources import Resources
 from tests.api.app_surface.test_auth import login
 from tests.images import encode, serve_bytes
+from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.support import balance_of, make_account
 
 ASTRONAUT: np.ndarray = skdata.astronaut()  # type: ignore[no-untyped-call]
@@ -93,3 +97,37 @@ def test_saved_avatars(client: TestClient, resources: Resources) -> None:
         for user_id in (acct.id, other.id):
             assert ledger.balance(session, user_id) == ledger.ledger_sum(session, user_id)
     assert balance_of(resources, other.id) == 8
+
+
+def test_a_failed_write_charges_nothing_and_keeps_no_files(
+    app: FastAPI, resources: Resources, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The samples are paid for in the transaction that writes the avatar rows: when that
+    write fails, the capture is rolled back with it, the reservation released, and neither
+    rows nor copied files are left."""
+    acct = make_account(resources, credits=8)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the database went away mid-write")
+
+    monkeypatch.setattr(studio, "save_avatar", broken)
+    library_files = resources.settings.data_dir / "library"
+    before = set(library_files.rglob("*")) if library_files.exists() else set()
+    routes = {"/person.jpg": (200, "image/jpeg", encode(ASTRONAUT, "JPEG", quality=90))}
+    with (
+        serve_bytes(routes) as base,
+        TestClient(app, raise_server_exceptions=False) as client,
+    ):
+        headers = {"Authorization": f"Bearer {login(client, acct.email, acct.password)}"}
+        r = client.post(
+            "/api/avatars/saved",
+            data={"name": "Eileen", "image_url": f"{base}/person.jpg"},
+            headers=headers,
+        )
+        assert r.status_code == 500, r.text
+        assert client.get("/api/avatars/saved", headers=headers).json() == []
+    assert balance_of(resources, acct.id) == 8
+    assert ledger_consistent(resources, acct.id)
+    assert held_reservations(resources, acct.id) == 0
+    after = set(library_files.rglob("*")) if library_files.exists() else set()
+    assert {p for p in after - before if p.is_file()} == set()

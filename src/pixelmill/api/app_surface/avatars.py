@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable, Sequence
 from typing import Annotated
 
 import numpy as np
 from fastapi import APIRouter, Form, Query, Request
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import JwtUser, Res
 from pixelmill.api.rendering import public_base_url
@@ -25,7 +27,7 @@ from pixelmill.imaging import DecodedImage
 from pixelmill.library import service as library
 from pixelmill.library.images import library_url, save_image
 from pixelmill.operations.inputs import ImageSource
-from pixelmill.operations.results import Outcome
+from pixelmill.operations.results import Outcome, StoredImage
 from pixelmill.resources import Resources
 
 router = APIRouter(prefix="/api/avatars", tags=["avatar studio"])
@@ -154,19 +156,41 @@ def list_saved(
         return [_saved_out(resources, base_url, s, numbers, include_variations) for s in saved]
 
 
-async def _copy_samples(resources: Resources, outcome: Outcome) -> list[str]:
-    """The samples' result images, copied into the durable library store."""
-    keys = []
-    for image in outcome.images:
-        obj = await asyncio.to_thread(resources.storage.get, image.key)
-        if obj is None:
-            continue
-        key = f"avatars/{uuid.uuid4().hex}.{image.format}"
-        await asyncio.to_thread(
-            resources.library_storage.put, key, obj.data, f"image/{image.format}"
-        )
-        keys.append(key)
-    return keys
+class _SavedWithSamples:
+    """The saved avatar and its samples, written in the transaction that pays for them."""
+
+    def __init__(
+        self,
+        resources: Resources,
+        base_url: str,
+        write: Callable[[Session, list[str]], studio.StudioAvatar],
+    ) -> None:
+        self.resources = resources
+        self.base_url = base_url
+        self.write = write
+        self.sample_keys: list[str] = []
+        self.out: SavedAvatarOut | None = None
+
+    async def prepare(self, stored: Sequence[StoredImage]) -> None:
+        """The samples' result images, copied into the durable library store."""
+        for image in stored:
+            obj = await asyncio.to_thread(self.resources.storage.get, image.key)
+            if obj is None:
+                raise RuntimeError(f"a sample's result {image.key} is gone")
+            key = f"avatars/{uuid.uuid4().hex}.{image.format}"
+            await asyncio.to_thread(
+                self.resources.library_storage.put, key, obj.data, f"image/{image.format}"
+            )
+            self.sample_keys.append(key)
+
+    def record(self, session: Session) -> None:
+        made = self.write(session, self.sample_keys)
+        numbers = {made.avatar.id: made.avatar.number or 0}
+        self.out = _saved_out(self.resources, self.base_url, made, numbers, with_variations=False)
+
+    async def discard(self) -> None:
+        for key in self.sample_keys:
+            await asyncio.to_thread(self.resources.library_storage.delete, key)
 
 
 @router.post("/saved", response_model=SavedAvatarCreated)
@@ -191,10 +215,24 @@ async def save(
     saved = await save_image(
         resources.inputs, resources.library_storage, ImageSource("url", image_url), user, "avatars"
     )
-    sample_keys: list[str] = []
-    outcome = None
     if parent is None:
+        # A new avatar: six samples, paid for in the transaction that writes it and them.
         await check_person(resources, saved, "image_url")
+
+        def write(session: Session, sample_keys: list[str]) -> studio.StudioAvatar:
+            return studio.save_avatar(
+                session,
+                user.id,
+                name=name,
+                image_key=saved.key,
+                sample_keys=sample_keys,
+                prompt=prompt,
+                style=style,
+                base_model_id=base_model_id,
+                parent=None,
+            )
+
+        keep = _SavedWithSamples(resources, base_url, write)
         try:
             outcome = await resources.pipeline.run(
                 "avatar_reference",
@@ -204,32 +242,39 @@ async def save(
                 surface="avatars",
                 base_url=base_url,
                 output_format="png",
+                delivery=keep,
             )
-        except Exception:  # nothing was charged: the upload goes too
+        except BaseException:  # nothing was charged: the upload and any copies go too
+            await keep.discard()
             await asyncio.to_thread(resources.library_storage.delete, saved.key)
             raise
-        sample_keys = await _copy_samples(resources, outcome)
-    with resources.db.transaction() as session:
-        if parent is not None:  # it may have been deleted meanwhile
-            parent = library.get_avatar(session, user.id, parent.id)
+        assert keep.out is not None
+        return SavedAvatarCreated(
+            **keep.out.model_dump(),
+            credits_used=outcome.credits_used,
+            credits_remaining=outcome.credits_remaining,
+            details=outcome.details,
+        )
+    with resources.db.transaction() as session:  # a variation, free
+        parent = library.get_avatar(session, user.id, parent.id)  # it may be gone meanwhile
         made = studio.save_avatar(
             session,
             user.id,
             name=name,
             image_key=saved.key,
-            sample_keys=sample_keys,
+            sample_keys=[],
             prompt=prompt,
             style=style,
             base_model_id=base_model_id,
             parent=parent,
         )
         numbers = {made.avatar.id: made.avatar.number or 0}
-        if parent is not None and parent.number is not None:
+        if parent.number is not None:
             numbers[parent.id] = parent.number
         out = _saved_out(resources, base_url, made, numbers, with_variations=False)
     return SavedAvatarCreated(
         **out.model_dump(),
-        credits_used=outcome.credits_used if outcome else 0,
-        credits_remaining=outcome.credits_remaining if outcome else None,
-        details=outcome.details if outcome else {"method": "saved as given (a variation)"},
+        credits_used=0,
+        credits_remaining=None,
+        details={"method": "saved as given (a variation)"},
     )
