@@ -8,21 +8,19 @@ database (its own schema per run), migrated by the real migrations.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
 
 from pixelmill.app import create_app
 from pixelmill.config import Settings
 from pixelmill.db.migrate import upgrade
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.support import PG_URL, client_for, require_service
+from tests.support import client_for, postgres_schema
 
 TEST_SECRET = "test-secret-" + "x" * 40
 BACKENDS = [
@@ -43,20 +41,9 @@ def database_url(
         upgrade(url)
         yield url
         return
-    require_service("PostgreSQL", "127.0.0.1", 5432)
-    schema = f"pm_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    url = f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
-    try:
+    with postgres_schema() as url:
         upgrade(url)
         yield url
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def make_settings(database_url: str, data_dir: Path, **overrides: object) -> Settings:

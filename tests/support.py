@@ -16,6 +16,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
 
 from pixelmill.accounts import service as accounts
 from pixelmill.credits import ledger
@@ -38,6 +39,24 @@ def require_service(name: str, host: str, port: int) -> None:
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
+
+
+@contextmanager
+def postgres_schema(prefix: str = "pm_test") -> Iterator[str]:
+    """A new, empty schema on the test PostgreSQL (dropped afterwards); yields a database URL
+    whose search_path is that schema. The caller migrates it."""
+    require_service("PostgreSQL", "127.0.0.1", 5432)
+    schema = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in PG_URL else "?"
+    try:
+        yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def unique_email(tag: str = "user") -> str:

@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import redis
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from pixelmill.config import Settings
 from pixelmill.credits import ledger
@@ -49,7 +48,7 @@ from tests.jobs.helpers import job_settings
 from tests.multinode.cluster import Cluster, Node, free_port
 from tests.queue.workers import PIXELMILL, worker_env
 from tests.s3_server import ACCESS_KEY, REGION, SECRET_KEY, new_bucket, read_object
-from tests.support import IN_CI, PG_URL, Account, make_account, require_service, wait_until
+from tests.support import IN_CI, Account, make_account, postgres_schema, wait_until
 from tests.webhooks.receiver import verify, webhook_receiver
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
@@ -104,18 +103,8 @@ class Deployment:
 def pg_url() -> Iterator[str]:
     if "postgresql" not in BACKENDS:
         pytest.skip("PIXELMILL_TEST_DATABASES leaves out postgresql: the nodes need a shared one")
-    require_service("PostgreSQL", "127.0.0.1", 5432)
-    schema = f"pm_multinode_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    try:
-        yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with postgres_schema("pm_multinode") as url:
+        yield url  # migrated by `pixelmill migrate` (the deployment fixture)
 
 
 @pytest.fixture(scope="module")
