@@ -2,7 +2,9 @@
 recording every request (method, path, headers, JSON body, multipart parts) for the tests to
 assert on. ``mode`` switches a server into a failure: ``"500"`` (every call a 500),
 ``"slow"`` (answers after the client's deadline), ``"garbage"`` (a 200 that is not what the
-protocol promises), ``"429"`` (one 429 with ``Retry-After`` before answering normally)."""
+protocol promises), ``"429"`` (one 429 with ``Retry-After`` before answering normally);
+``"stall"`` (OpenAI: no answer for 30 s, counting ``disconnected`` when the client closes the
+connection), ``"hang"``/``"fail"`` (Replicate: a prediction that never ends / fails)."""
 
 from __future__ import annotations
 
@@ -54,6 +56,10 @@ class Fake:
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     counters: dict[str, int] = field(default_factory=dict)
+    output: tuple[bytes, str, str] | None = None
+    """Replicate: the output file (content, media type, extension); None: a magenta PNG."""
+    running: bool = True
+    """ComfyUI: whether ``GET /queue`` lists the prompt as running (else as pending)."""
 
     def paths(self) -> list[str]:
         return [f"{s.method} {s.path}" for s in self.seen]
@@ -127,17 +133,43 @@ PROMPTS = {
 }
 
 
+PRODUCT_COPY = {
+    "description": "A blue ceramic mug with a ginger cat printed on its side.",
+    "tags": ["mug", "Mug", " ginger  cat ", "blue", "ceramic"],
+    "alt_text": "Blue ceramic mug with a ginger cat print.",
+}
+"""What the fake language model writes for ``product_text`` (tags with a repeat to clean)."""
+
+
+async def stall(fake: Fake, request: Request, seconds: float = 30.0) -> Response:
+    """Answer nothing for ``seconds``; count a client that closes the connection meanwhile."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while loop.time() < deadline:
+        if await request.is_disconnected():
+            fake.bump("disconnected")
+            return Response(status_code=499)
+        await asyncio.sleep(0.05)
+    return JSONResponse({"error": {"message": "stalled"}}, status_code=504)
+
+
 def openai_app(fake: Fake) -> FastAPI:
     app = FastAPI()
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> Response:
         seen = await record(fake, request)
+        if fake.mode == "stall":
+            return await stall(fake, request)
         failed = await failure(fake, "chat")
         if failed is not None:
             return failed
         system = seen.json["messages"][0]["content"]
-        answer = ANALYSIS if "describe images" in system else PROMPTS
+        if "product copy" in system:
+            asked = json.loads(seen.json["messages"][1]["content"][0]["text"].split(": ", 1)[1])
+            answer: dict[str, Any] = {k: PRODUCT_COPY[k] for k in asked["write"]}
+        else:
+            answer = ANALYSIS if "describe images" in system else PROMPTS
         content = "this is not JSON" if fake.mode == "garbage" else json.dumps(answer)
         return JSONResponse(
             {
@@ -187,8 +219,9 @@ def replicate_app(fake: Fake) -> FastAPI:
             "error": None,
         }
         if status == "succeeded":
+            ext = fake.output[2] if fake.output is not None else "png"
             body["output"] = (
-                [f"{fake.url}/files/{pid}.png"] if fake.mode != "garbage" else ["not a url"]
+                [f"{fake.url}/files/{pid}.{ext}"] if fake.mode != "garbage" else ["not a url"]
             )
         if status == "failed":
             body["error"] = "CUDA out of memory"
@@ -230,6 +263,8 @@ def replicate_app(fake: Fake) -> FastAPI:
     @app.get("/files/{name}")
     async def output(name: str, request: Request) -> Response:
         await record(fake, request)
+        if fake.output is not None:
+            return Response(fake.output[0], media_type=fake.output[1])
         return Response(output_png(80, 120), media_type="image/png")
 
     return app
@@ -285,6 +320,14 @@ def comfyui_app(fake: Fake) -> FastAPI:
     async def queue(request: Request) -> Response:
         await record(fake, request)
         return JSONResponse({})
+
+    @app.get("/queue")
+    async def queue_state(request: Request) -> Response:
+        await record(fake, request)
+        entry = [1, "pr-1", {}, {"client_id": "x"}, ["9"]]
+        if fake.running:
+            return JSONResponse({"queue_running": [entry], "queue_pending": []})
+        return JSONResponse({"queue_running": [], "queue_pending": [entry]})
 
     @app.post("/interrupt")
     async def interrupt(request: Request) -> Response:

@@ -3,12 +3,19 @@ the registry's engine, or files such as a video), each planned output is rendere
 transaction, stored, and then recorded (progress, result, its captured price, whatever else the
 kind records) in a short transaction of its own. A run resumes where a previous run of the same
 job stopped: a plan depends only on the job's parameters and seed, so a resumed job delivers
-the same set, each output charged once."""
+the same set, each output charged once.
+
+A run watches its job while it works: when the row stops being this run's (a cancel moved it to
+``failed``, or the sweeper handed it to another run) the run's cancel token fires, which aborts
+a provider call in flight (``providers.http.cancel_scope``: a Replicate prediction or ComfyUI
+prompt is cancelled at the provider, an OpenAI request's connection closed) and the run stops
+before its next output."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -37,6 +44,7 @@ from pixelmill.imaging import (
 )
 from pixelmill.jobs import service
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
+from pixelmill.providers.http import CancelToken, cancel_scope, cancelled_by
 from pixelmill.storage import ObjectStorage
 
 log = logging.getLogger("pixelmill.jobs")
@@ -113,6 +121,9 @@ class JobRunner:
     kinds: Mapping[str, JobKind]
     results: ObjectStorage
     lease_seconds: float
+    cancel_check_seconds: float = 1.0
+    """How often a run reads whether its job is still its own (a cancel stops the run and
+    its provider call within about this long)."""
 
     def run(self, job_id: str) -> str | None:
         """Returns the job's final status, or None when this delivery had nothing to do
@@ -139,9 +150,11 @@ class JobRunner:
             return False
         return True
 
-    def _finish(self, claim: Claim, error: str | None = None) -> str | None:
+    def _finish(
+        self, claim: Claim, error: str | None = None, reason: str | None = None
+    ) -> str | None:
         with self.backends.db.transaction() as session:
-            return service.finish(session, self.backends, claim, error)
+            return service.finish(session, self.backends, claim, error, reason=reason)
 
     def _render(self, kind: JobKind, item: Planned) -> Rendered:
         if isinstance(item, PlannedFile):
@@ -157,20 +170,38 @@ class JobRunner:
         return Rendered(item.position, item.label, output, key, data, item.price)
 
     @contextmanager
-    def _heartbeat(self, claim: Claim) -> Iterator[threading.Event]:
+    def _heartbeat(self, claim: Claim) -> Iterator[CancelToken]:
         """Renew the claim's lease every quarter lease while the body runs, so a live run
         keeps its job however long one output takes, and a dead one (its process killed)
-        lets the lease run out. The event is set when the run lost its claim."""
-        stop, lost = threading.Event(), threading.Event()
+        lets the lease run out. Between renewals, every ``cancel_check_seconds``, read
+        whether the job is still this run's. The token is cancelled when the run lost its
+        claim (the job was cancelled or taken over)."""
+        stop, lost = threading.Event(), CancelToken()
+        quarter = self.lease_seconds / 4
+        tick = max(0.05, min(self.cancel_check_seconds, quarter))
+
+        def still_owned(renew: bool) -> bool:
+            if renew:
+                return self._write(lambda s: service.heartbeat(s, claim, self.lease_seconds))
+            with self.backends.db.read() as session:
+                return service.owns(session, claim)
 
         def beat() -> None:
-            while not stop.wait(self.lease_seconds / 4):
+            renew_at = time.monotonic() + quarter
+            while not stop.wait(tick):
+                renew = time.monotonic() >= renew_at
+
                 try:
-                    if not self._write(lambda s: service.heartbeat(s, claim, self.lease_seconds)):
-                        lost.set()
-                        return
-                except Exception:  # a database hiccup: the next beat tries again
+                    owned = still_owned(renew)
+                except Exception:  # a database hiccup: the next tick tries again
                     log.warning("job %s: heartbeat failed", claim.job_id, exc_info=True)
+                    continue
+                if renew:
+                    renew_at = time.monotonic() + quarter
+                if not owned:
+                    log.info("job %s: no longer this run's (cancelled or taken over)", claim.job_id)
+                    lost.cancel()
+                    return
 
         thread = threading.Thread(target=beat, name=f"heartbeat-{claim.job_id}", daemon=True)
         thread.start()
@@ -181,26 +212,41 @@ class JobRunner:
             thread.join()
 
     def _run_claimed(self, claim: Claim) -> str | None:
-        with self._heartbeat(claim):
-            return self._run_kind(claim)
+        with self._heartbeat(claim) as lost, cancel_scope(lost):
+            return self._run_kind(claim, lost)
 
-    def _run_kind(self, claim: Claim) -> str | None:
+    def _run_kind(self, claim: Claim, lost: CancelToken) -> str | None:
         kind = self.kinds.get(claim.kind)
         if kind is None:
             return self._finish(claim, error=f"jobs of kind {claim.kind!r} cannot run here")
         try:
             planned = kind.plan(claim)
-        except PREPARE_ERRORS as exc:
+        except Exception as exc:
+            if lost.cancelled or cancelled_by(exc):
+                return None
+            if not isinstance(exc, PREPARE_ERRORS):
+                raise
             return self._finish(claim, error=f"could not prepare the {kind.subject}: {exc}")
 
         lease = self.lease_seconds
+        last_failure: str | None = None
         for item in planned:
             if item.position in claim.done:
                 continue
+            if lost.cancelled:
+                return None  # cancelled: whoever cancelled settled the job
             try:
                 rendered = self._render(kind, item)
-            except (EngineError, ValueError, MemoryError, OSError) as exc:
+            except Exception as exc:
+                if lost.cancelled or cancelled_by(exc):
+                    # The job was cancelled (whoever cancelled it settled it), or the server
+                    # is stopping (the lease runs out and the sweeper hands the job again).
+                    log.info("job %s: %s stopped: cancelled", claim.job_id, item.label)
+                    return None
+                if not isinstance(exc, EngineError | ValueError | MemoryError | OSError):
+                    raise
                 log.warning("job %s: %s failed: %s", claim.job_id, item.label, exc)
+                last_failure = str(exc) or type(exc).__name__
                 if not self._write(lambda s: service.record_failure(s, claim, lease)):
                     return None
                 continue
@@ -220,4 +266,4 @@ class JobRunner:
             if not self._write(record):
                 self.results.delete(rendered.key)
                 return None
-        return self._finish(claim)
+        return self._finish(claim, reason=last_failure)

@@ -248,6 +248,17 @@ def _renew(session: Session, claim: Claim, lease_seconds: float, **counters: Any
         raise LostClaim(claim.job_id)
 
 
+def owns(session: Session, claim: Claim) -> bool:
+    """Whether the run of ``claim`` still owns its job (a read: a cancel or the sweeper may
+    have moved it)."""
+    owned = session.scalar(
+        select(Job.id).where(
+            Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token
+        )
+    )
+    return owned is not None
+
+
 def heartbeat(session: Session, claim: Claim, lease_seconds: float) -> None:
     """Renew the run's lease while it is alive (rendering one output may take longer than the
     lease); :class:`LostClaim` when the run no longer owns the job."""
@@ -293,17 +304,23 @@ def record_failure(session: Session, claim: Claim, lease_seconds: float) -> None
 
 
 def finish(
-    session: Session, backends: JobBackends, claim: Claim, error: str | None = None
+    session: Session,
+    backends: JobBackends,
+    claim: Claim,
+    error: str | None = None,
+    *,
+    reason: str | None = None,
 ) -> str | None:
     """End the run: ``completed`` when at least one result was delivered and no error stopped
-    the job, else ``failed``; release the unused credits once; emit the events. Returns the
+    the job, else ``failed`` (``reason``: the last item's failure, said in the error when
+    nothing was delivered); release the unused credits once; emit the events. Returns the
     final status, or None when this run no longer owned the job."""
     job = session.get(Job, claim.job_id)
     if job is None:
         return None
     status = COMPLETED if error is None and job.progress_completed > 0 else FAILED
     if status == FAILED and error is None:
-        error = "no result could be produced"
+        error = "no result could be produced" + (f" ({reason[:300]})" if reason else "")
     moved = lifecycle.move_job(
         session,
         claim.job_id,

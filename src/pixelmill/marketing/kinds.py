@@ -17,12 +17,15 @@ from pixelmill.engines.base import OutputFile, PlannedFile
 from pixelmill.imaging import DecodedImage
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim
-from pixelmill.marketing.video import render_spoken, script_for, speak
+from pixelmill.marketing.video import VideoBackend, render_spoken, script_for, speak
 
 
 @dataclass(frozen=True)
 class VideoKind:
     load_input: Callable[[str], DecodedImage]
+    backend: VideoBackend | None = None
+    """Renders the MP4 instead of the offline renderer when the video is routed to a
+    provider (``PIXELMILL_ROUTE_VIDEO``); the offline renderer is its fallback."""
     result_format: str = "jpeg"
     subject: str = "image"
 
@@ -43,15 +46,27 @@ class VideoKind:
             written = {"script_written": True, "script_method": result.details["method"]}
         speech = speak(script)
 
-        def render() -> OutputFile:
-            out = render_spoken(
-                image,
-                speech,
-                script,
-                aspect=str(p.get("aspect") or "9:16"),
-                subtitles=bool(p.get("subtitles")),
-                seed=claim.seed,
+        aspect = str(p.get("aspect") or "9:16")
+        subtitles = bool(p.get("subtitles"))
+
+        def offline() -> OutputFile:
+            return render_spoken(
+                image, speech, script, aspect=aspect, subtitles=subtitles, seed=claim.seed
             )
+
+        def render() -> OutputFile:
+            if self.backend is None:
+                out = offline()
+            else:
+                out = self.backend.render(
+                    image,
+                    speech,
+                    script,
+                    aspect=aspect,
+                    subtitles=subtitles,
+                    seed=claim.seed,
+                    offline=offline,
+                )
             out.data.update(written)
             return out
 

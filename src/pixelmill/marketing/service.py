@@ -118,7 +118,17 @@ def video_status(
     params = job.params or {}
     video: dict[str, Any] = dict(params.get("video") or {})
     details: dict[str, object] = {
-        k: video[k] for k in ("method", "voice", "mode", "script_method", "timings") if k in video
+        k: video[k]
+        for k in (
+            "method",
+            "voice",
+            "mode",
+            "script_method",
+            "timings",
+            "provider",
+            "provider_failed",
+        )
+        if k in video
     }
     assert job.number is not None
     return VideoJobStatus(

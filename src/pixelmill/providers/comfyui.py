@@ -1,7 +1,8 @@
 """The ComfyUI adapter: upload the inputs (``POST /upload/image``), queue the operator's
 workflow with the inputs substituted (``POST /prompt``), follow ``GET /history/{prompt_id}`` to
 completion and fetch the images with ``GET /view``. Cancelling removes the prompt from the queue
-(``POST /queue`` ``{"delete": [id]}``) and interrupts it (``POST /interrupt``).
+(``POST /queue`` ``{"delete": [id]}``) and interrupts it (``POST /interrupt``) when it is the
+prompt running (``GET /queue``).
 
 Workflows are JSON files in the API format (ComfyUI's "Save (API)") in
 ``PIXELMILL_COMFYUI_WORKFLOWS``. A string value that is exactly ``{{name}}`` is replaced by the
@@ -176,9 +177,21 @@ class ComfyUIProvider:
                 time.sleep(self.poll_interval)
 
     def _cancel(self, pid: str) -> None:
-        for path, body in (("queue", {"delete": [pid]}), ("interrupt", {})):
-            with contextlib.suppress(ProviderFailure):  # best effort
-                self.http.request("POST", path, json=body)
+        """Remove ``pid`` from the queue; interrupt it if it is the prompt running now. The
+        ``/interrupt`` of older servers stops whatever runs, so it is sent only when
+        ``GET /queue`` lists ``pid`` as running, or cannot be read (``prompt_id`` in the body:
+        newer servers interrupt only that prompt). Best effort: it may have just ended."""
+        with contextlib.suppress(ProviderFailure):
+            self.http.request("POST", "queue", json={"delete": [pid]})
+        running: bool | None = None
+        with contextlib.suppress(ProviderFailure):
+            queue = _json(self.http.request("GET", "queue"))
+            entries = queue.get("queue_running")
+            if isinstance(entries, list):
+                running = any(isinstance(e, list) and len(e) > 1 and e[1] == pid for e in entries)
+        if running is not False:
+            with contextlib.suppress(ProviderFailure):
+                self.http.request("POST", "interrupt", json={"prompt_id": pid})
 
     def _outputs(self, entry: dict[str, Any], cancel: CancelToken | None) -> list[bytes]:
         outputs = entry.get("outputs")

@@ -14,16 +14,17 @@ key).
 from __future__ import annotations
 
 import io
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 import cv2
 import numpy as np
 from PIL import Image
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from pixelmill.engines.background import subject_matte
 from pixelmill.engines.base import (
@@ -32,21 +33,46 @@ from pixelmill.engines.base import (
     EngineInputs,
     EngineResult,
     ImageArray,
+    OutputFile,
     OutputImage,
     PlannedImage,
 )
 from pixelmill.engines.prompt import aspect_ratio
 from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.speech import Speech
 from pixelmill.errors import ProviderError
 from pixelmill.imaging import ImageInputError, ImageLimits, decode_image, encode_image
 from pixelmill.providers.comfyui import ComfyUIProvider
-from pixelmill.providers.http import MAX_OUTPUT_BYTES, CancelToken, ProviderFailure
+from pixelmill.providers.http import (
+    MAX_OUTPUT_BYTES,
+    Cancelled,
+    CancelToken,
+    ProviderFailure,
+    scoped_cancel,
+)
 from pixelmill.providers.openai import OpenAIProvider, schema_hint
 from pixelmill.providers.replicate import ReplicateProvider
 
 log = logging.getLogger("pixelmill.providers")
 
 Fallback = Literal["offline", "error"]
+
+
+class VideoBackend(Protocol):
+    """What renders a video job's MP4 (``marketing.video.VideoBackend``; built by
+    ``providers.video.RoutedVideo``)."""
+
+    def render(
+        self,
+        image: ImageArray,
+        speech: Speech,
+        script: str,
+        *,
+        aspect: str,
+        subtitles: bool,
+        seed: int,
+        offline: Callable[[], OutputFile],
+    ) -> OutputFile: ...
 
 
 @dataclass(frozen=True)
@@ -72,6 +98,8 @@ class Backends:
     comfyui: Callable[[], ComfyUIProvider] | None
     max_pixels: int
     cancel: CancelToken
+    video: VideoBackend | None = None
+    """The video job's renderer when ``PIXELMILL_ROUTE_VIDEO`` is set (``providers.video``)."""
 
     def __post_init__(self) -> None:
         self._openai = Lazy(self.openai) if self.openai else None
@@ -92,6 +120,11 @@ class Backends:
         if self._comfyui is None:
             raise ValueError("the comfyui provider needs PIXELMILL_COMFYUI_URL")
         return self._comfyui.get()
+
+    def token(self) -> CancelToken:
+        """The cancel token of one provider call: the process's (the server stops) and the
+        running job's (``cancel_scope``: the job was cancelled)."""
+        return scoped_cancel(self.cancel)
 
     def close(self) -> None:
         """Stop in-flight provider work (remote predictions and prompts are cancelled) and
@@ -166,6 +199,7 @@ class RoutedEngine:
         return self.inner.run(inputs, params)
 
     def _fall_back(self, exc: ProviderFailure, offline: Callable[[], EngineResult]) -> EngineResult:
+        stop_if_cancelled(exc, self.route)
         log.warning("%s: %s failed: %s", self.route.operation, self.route.label, exc)
         if self.fallback == "error":
             raise ProviderError(
@@ -180,6 +214,15 @@ class RoutedEngine:
 
     def _details(self, method: str, **more: Any) -> dict[str, Any]:
         return {"method": method, "provider": self.route.label, **more}
+
+
+def stop_if_cancelled(exc: ProviderFailure, route: Route) -> None:
+    """A cancelled call (the job was cancelled, the server is stopping) ends there: no
+    offline fallback runs for work nobody waits for."""
+    if isinstance(exc, Cancelled):
+        raise ProviderError(
+            f"{route.operation} was cancelled at its backend {route.label}", unavailable=True
+        ) from exc
 
 
 def fallback_details(details: dict[str, Any], route: Route, exc: ProviderFailure) -> dict[str, Any]:
@@ -227,7 +270,7 @@ class VisionAnalyzeEngine(RoutedEngine):
                 "Analyse this image.",
                 VisionAnalysis,
                 image_png=png_bytes(inputs.image, VISION_SIDE),
-                cancel=self.backends.cancel,
+                cancel=self.backends.token(),
             )
         except ProviderFailure as exc:
             return self._fall_back(exc, lambda: measured)
@@ -278,7 +321,7 @@ class VisionPromptEngine(RoutedEngine):
             "Write the prompts for this image.",
             VisionPrompts,
             image_png=png_bytes(inputs.image, VISION_SIDE),
-            cancel=self.backends.cancel,
+            cancel=self.backends.token(),
         )
         h, w = inputs.image.shape[:2]
         ratio = aspect_ratio(w, h)
@@ -302,6 +345,98 @@ class VisionPromptEngine(RoutedEngine):
                 analysis={"width": w, "height": h, "subject": answer.subject},
             ),
         )
+
+
+# ---- storefront product copy (OpenAI-compatible chat) -----------------------------------------
+
+PRODUCT_TEXT_INSTRUCTIONS = (
+    "You write product copy for an online store. From the product's title, its current "
+    "description and tags{photo}, write what is asked. Say only what the title, the "
+    "description, the tags or the photo show: no invented materials, sizes, certifications or "
+    "claims. Answer with one JSON object only, matching this JSON schema: {schema}."
+)
+"""The system message of ``product_text``; the schema holds only the fields asked for."""
+
+FIELD_SPECS: dict[str, tuple[Any, Any]] = {
+    "description": (
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="the product description for the store page, plain text, 2-5 sentences",
+        ),
+    ),
+    "tags": (
+        list[Annotated[str, Field(min_length=1, max_length=60)]],
+        Field(min_length=1, max_length=50, description="search tags, lower case, no duplicates"),
+    ),
+    "alt_text": (
+        str,
+        Field(min_length=1, max_length=250, description="alt text of the product photo"),
+    ),
+}
+
+
+def product_copy_schema(fields: list[str]) -> type[BaseModel]:
+    """A Pydantic model with exactly the asked fields, each required."""
+    spec: dict[str, Any] = {f: FIELD_SPECS[f] for f in fields}
+    model: type[BaseModel] = create_model("ProductCopy", **spec)
+    return model
+
+
+def clean_tags(tags: list[str], limit: int) -> list[str]:
+    """Tags stripped, without case-insensitive repeats, at most ``limit``."""
+    seen: dict[str, str] = {}
+    for tag in tags:
+        text = " ".join(tag.split())
+        if text and text.lower() not in seen:
+            seen[text.lower()] = text
+    return list(seen.values())[:limit]
+
+
+class ProductTextRoutedEngine(RoutedEngine):
+    """``product_text``: the storefront's description, tags and alt text written by a
+    language model (with the photo when there is one and ``use_image``), JSON validated."""
+
+    providers = ("openai",)
+
+    def _provider_run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
+        fields = [str(f) for f in getattr(params, "fields", [])]
+        pixels = inputs.image
+        with_photo = bool(getattr(params, "use_image", True)) and min(pixels.shape[:2]) > 1
+        max_tags = int(getattr(params, "max_tags", 12))
+        product = {
+            "title": str(getattr(params, "title", "")),
+            "description": str(getattr(params, "description", "") or "")[:4000],
+            "tags": [str(t) for t in getattr(params, "tags", [])][:100],
+            "write": fields,
+            "max_tags": max_tags,
+        }
+        schema = product_copy_schema(fields)
+        answer = self.backends.get_openai().chat_json(
+            self.route.model,
+            PRODUCT_TEXT_INSTRUCTIONS.format(
+                photo=" and its photo" if with_photo else "", schema=schema_hint(schema)
+            ),
+            "The product, as JSON: " + json.dumps(product, ensure_ascii=False),
+            schema,
+            image_png=png_bytes(pixels, VISION_SIDE) if with_photo else None,
+            cancel=self.backends.token(),
+        )
+        written = answer.model_dump()
+        details: dict[str, Any] = {
+            "method": (
+                f"language model {self.route.label} (chat completions, JSON validated) from the "
+                f"product's title, description and tags{' and its photo' if with_photo else ''}"
+            ),
+            "provider": self.route.label,
+        }
+        for name in fields:
+            value = written[name]
+            details[name] = (
+                clean_tags(value, max_tags) if name == "tags" else " ".join(str(value).split())
+            )
+        return EngineResult([], details)
 
 
 # ---- image to image (images API, Replicate, ComfyUI) ----------------------------------------
@@ -360,13 +495,13 @@ class ImageEngine(RoutedEngine):
                 mask = _mask_png(image, str(getattr(params, "type", "auto")))
                 sent.append("mask")
             data = backends.get_openai().edit_image(
-                route.model, png_bytes(image), prompt, mask_png=mask, cancel=backends.cancel
+                route.model, png_bytes(image), prompt, mask_png=mask, cancel=backends.token()
             )
             how = "the OpenAI images API (edits" + (", subject kept by a mask)" if mask else ")")
         elif route.provider == "replicate":
             replicate = backends.get_replicate()
             values: dict[str, Any] = {
-                "image": replicate.file_input(png_bytes(image), "image/png", backends.cancel)
+                "image": replicate.file_input(png_bytes(image), "image/png", backends.token())
             }
             if prompt is not None:
                 values["prompt"] = prompt
@@ -374,8 +509,8 @@ class ImageEngine(RoutedEngine):
             if isinstance(scale, int):
                 values["scale"] = scale
             sent = sorted(values)
-            output = replicate.run(route.model, values, backends.cancel)
-            data = replicate.fetch_files(output, backends.cancel)[0]
+            output = replicate.run(route.model, values, backends.token())
+            data = replicate.fetch_files(output, backends.token())[0]
             how = "a Replicate prediction"
         else:
             images = {"image": png_bytes(image)}
@@ -383,7 +518,9 @@ class ImageEngine(RoutedEngine):
                 images["mask"] = _mask_png(image, str(getattr(params, "type", "auto")))
             comfy_values = {"prompt": prompt or "", "negative_prompt": "", "seed": seed}
             sent = sorted([*images, *comfy_values])
-            data = backends.get_comfyui().run(route.model, images, comfy_values, backends.cancel)[0]
+            data = backends.get_comfyui().run(route.model, images, comfy_values, backends.token())[
+                0
+            ]
             how = "a ComfyUI workflow"
         pixels = decode_output(data, route.provider, backends.max_pixels)
         out_h, out_w = pixels.shape[:2]
@@ -425,16 +562,16 @@ class TryOnRoutedEngine(RoutedEngine):
             replicate = backends.get_replicate()
             values = {
                 "human_img": replicate.file_input(
-                    png_bytes(inputs.image, IMAGE_SIDE), "image/png", backends.cancel
+                    png_bytes(inputs.image, IMAGE_SIDE), "image/png", backends.token()
                 ),
                 "garm_img": replicate.file_input(
-                    png_bytes(garment, IMAGE_SIDE), "image/png", backends.cancel
+                    png_bytes(garment, IMAGE_SIDE), "image/png", backends.token()
                 ),
                 "garment_des": description,
                 "seed": seed,
             }
-            output = replicate.run(route.model, values, backends.cancel)
-            data = replicate.fetch_files(output, backends.cancel)[0]
+            output = replicate.run(route.model, values, backends.token())
+            data = replicate.fetch_files(output, backends.token())[0]
         else:
             data = backends.get_comfyui().run(
                 route.model,
@@ -443,7 +580,7 @@ class TryOnRoutedEngine(RoutedEngine):
                     "garment": png_bytes(garment, IMAGE_SIDE),
                 },
                 {"prompt": description, "negative_prompt": "", "seed": seed},
-                backends.cancel,
+                backends.token(),
             )[0]
         pixels = decode_output(data, route.provider, backends.max_pixels)
         return OutputImage(
@@ -496,6 +633,7 @@ class TryOnRoutedEngine(RoutedEngine):
         try:
             return self._one(inputs, params, position)
         except ProviderFailure as exc:
+            stop_if_cancelled(exc, self.route)
             log.warning("tryon: %s failed: %s", self.route.label, exc)
             if self.fallback == "error":
                 # The job runner records a failed image (its credit released) and goes on.
@@ -512,6 +650,7 @@ ENGINE_KINDS: dict[str, type[RoutedEngine]] = {
     "image_to_image": ImageEngine,
     "replace_background": ImageEngine,
     "tryon": TryOnRoutedEngine,
+    "product_text": ProductTextRoutedEngine,
 }
 """The engine class of each routable operation; the single-image operations below route
 through :class:`ImageEngine` to Replicate or ComfyUI only."""

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import email.utils
+import logging
 import re
+import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +33,8 @@ from tenacity import (
     stop_after_attempt,
     wait_random_exponential,
 )
+
+log = logging.getLogger("pixelmill.providers")
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 """Answers worth another try (OpenAI and Replicate document 429 and 5xx as transient)."""
@@ -77,20 +83,34 @@ class Cancelled(ProviderFailure):
 
 
 class CancelToken:
-    """A cancellation hook: ``cancel()`` from any thread; adapters check it between requests
-    and while waiting (backoff, polling, a free slot) and then cancel the provider's work where
-    the protocol allows it (Replicate ``/cancel``, ComfyUI ``/queue`` delete + ``/interrupt``)."""
+    """A cancellation hook: ``cancel()`` from any thread. A token made with parents is also
+    cancelled when any of them is (a call's token: the process's, cancelled when the server
+    stops, and the running job's, cancelled when the job is). Adapters check it between
+    requests and while waiting (backoff, polling, a free slot), abort a request in flight
+    (:meth:`on_cancel`), and then cancel the provider's work where the protocol allows it
+    (Replicate ``/cancel``, ComfyUI ``/queue`` delete + ``/interrupt``)."""
 
-    def __init__(self, parent: CancelToken | None = None) -> None:
+    def __init__(self, *parents: CancelToken | None) -> None:
         self._event = threading.Event()
-        self._parent = parent
+        self._parents = tuple(p for p in parents if p is not None)
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
 
     def cancel(self) -> None:
-        self._event.set()
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # a callback's failure must not stop the others
+                log.warning("a cancel callback failed", exc_info=True)
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set() or (self._parent is not None and self._parent.cancelled)
+        return self._event.is_set() or any(p.cancelled for p in self._parents)
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds``; True as soon as the token is cancelled."""
@@ -102,6 +122,70 @@ class CancelToken:
             if left <= 0:
                 return False
             self._event.wait(min(left, 0.1))
+
+    def _lineage(self) -> list[CancelToken]:
+        tokens, todo = [], [self]
+        while todo:
+            token = todo.pop()
+            if token not in tokens:
+                tokens.append(token)
+                todo.extend(token._parents)
+        return tokens
+
+    @contextmanager
+    def on_cancel(self, callback: Callable[[], None]) -> Iterator[None]:
+        """Call ``callback`` once, from the cancelling thread, if this token or one of its
+        parents is cancelled while the block runs (at once if it already is)."""
+        called = threading.Lock()
+
+        def once() -> None:
+            if called.acquire(blocking=False):
+                callback()
+
+        tokens = self._lineage()
+        for token in tokens:
+            with token._lock:
+                token._callbacks.append(once)
+        try:
+            if self.cancelled:
+                once()
+            yield
+        finally:
+            for token in tokens:
+                with token._lock:
+                    token._callbacks.remove(once)
+
+
+def cancelled_by(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised because of, a :class:`Cancelled` provider call."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, Cancelled):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+_JOB_CANCEL: ContextVar[CancelToken | None] = ContextVar("pixelmill_job_cancel", default=None)
+
+
+@contextmanager
+def cancel_scope(token: CancelToken) -> Iterator[CancelToken]:
+    """Within the block (in this thread or task), provider calls are also cancelled by
+    ``token``: the job runner opens one per run and cancels it when the job is cancelled."""
+    reset = _JOB_CANCEL.set(token)
+    try:
+        yield token
+    finally:
+        _JOB_CANCEL.reset(reset)
+
+
+def scoped_cancel(base: CancelToken | None = None) -> CancelToken:
+    """A token for one provider call: cancelled with ``base`` (the process's) or with the
+    enclosing :func:`cancel_scope`'s token (the running job's)."""
+    return CancelToken(base, _JOB_CANCEL.get())
 
 
 @dataclass(frozen=True)
@@ -178,6 +262,17 @@ class ProviderHttp:
             trust_env=False,
             transport=transport,
         )
+        # Long calls that a cancel must be able to abort while they are in flight: no
+        # keep-alive, so every request opens its own connection, whose socket a cancel shuts
+        # down (the provider sees the connection close; OpenAI-compatible servers stop work).
+        self._abortable = httpx.Client(
+            headers=dict(headers or {}),
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+            transport=transport,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
         # Output downloads from a delivery host (replicate.delivery) get no credentials.
         self._plain = httpx.Client(
             timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
@@ -190,6 +285,7 @@ class ProviderHttp:
 
     def close(self) -> None:
         self._client.close()
+        self._abortable.close()
         self._plain.close()
 
     def url(self, path: str) -> httpx.URL:
@@ -214,11 +310,14 @@ class ProviderHttp:
         path_or_url: str | httpx.URL,
         *,
         cancel: CancelToken | None = None,
+        abortable: bool = False,
         **kwargs: Any,
     ) -> httpx.Response:
         """One request to the provider, retried on 429/5xx and transport errors with
         exponential backoff and full jitter (or the provider's ``Retry-After``). A 2xx answer
-        is returned; anything else raises :class:`ProviderFailure`."""
+        is returned; anything else raises :class:`ProviderFailure`. ``abortable``: a cancel
+        of ``cancel`` while the request is in flight closes its connection at once
+        (:class:`Cancelled`) instead of waiting for the answer."""
         url = path_or_url if isinstance(path_or_url, httpx.URL) else self.url(path_or_url)
         retrying = Retrying(
             stop=stop_after_attempt(self.policy.max_attempts),
@@ -231,8 +330,48 @@ class ProviderHttp:
             with attempt:
                 if cancel is not None and cancel.cancelled:
                     raise Cancelled(self.provider)
+                if abortable and cancel is not None:
+                    return self._send_abortable(method, url, cancel, **kwargs)
                 return self._send(self._client, method, url, **kwargs)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send_abortable(
+        self, method: str, url: httpx.URL, cancel: CancelToken, **kwargs: Any
+    ) -> httpx.Response:
+        """``_send`` on a fresh connection whose socket is shut down when ``cancel`` fires
+        (the blocked read wakes with an error; the provider sees the connection close)."""
+        sockets: list[socket.socket] = []
+        lock = threading.Lock()
+
+        def shut(sock: socket.socket) -> None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+        def trace(event: str, info: dict[str, Any]) -> None:
+            if event != "connection.connect_tcp.complete":
+                return
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                with lock:
+                    sockets.append(sock)
+                if cancel.cancelled:  # cancelled while connecting
+                    shut(sock)
+
+        def abort() -> None:
+            with lock:
+                found = list(sockets)
+            for sock in found:
+                shut(sock)
+
+        extensions = {**kwargs.pop("extensions", {}), "trace": trace}
+        with cancel.on_cancel(abort):
+            try:
+                return self._send(self._abortable, method, url, extensions=extensions, **kwargs)
+            except ProviderFailure:
+                if cancel.cancelled:
+                    raise Cancelled(self.provider) from None
+                raise
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome is not None else None

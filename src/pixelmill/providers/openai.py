@@ -1,6 +1,8 @@
 """The OpenAI-compatible adapter: chat completions with image input and JSON output (OpenAI,
 Ollama, vLLM, LM Studio, LocalAI all serve ``POST {base}/chat/completions``), and the images
-API (``POST {base}/images/edits`` multipart, ``POST {base}/images/generations`` JSON).
+API (``POST {base}/images/edits`` multipart, ``POST {base}/images/generations`` JSON). These
+calls are abortable: a cancelled job closes the request's connection while it is in flight
+(OpenAI has no cancel endpoint for them; a closed connection is how a client gives up).
 
 Vision answers are asked for as a JSON object (``response_format: {"type": "json_object"}``,
 the most widely implemented form) with the wanted fields spelled out in the system message, and
@@ -85,7 +87,9 @@ class OpenAIProvider:
             "temperature": 0.2,
         }
         with self.http.slot(cancel):
-            response = self.http.request("POST", "chat/completions", json=body, cancel=cancel)
+            response = self.http.request(
+                "POST", "chat/completions", json=body, cancel=cancel, abortable=True
+            )
         try:
             answer = response.json()
             message = answer["choices"][0]["message"]
@@ -132,7 +136,7 @@ class OpenAIProvider:
             data["response_format"] = "b64_json"
         with self.http.slot(cancel):
             response = self.http.request(
-                "POST", "images/edits", data=data, files=files, cancel=cancel
+                "POST", "images/edits", data=data, files=files, cancel=cancel, abortable=True
             )
             return self._first_image(response, cancel)
 
@@ -151,7 +155,9 @@ class OpenAIProvider:
         if model.startswith("dall-e"):
             body["response_format"] = "b64_json"
         with self.http.slot(cancel):
-            response = self.http.request("POST", "images/generations", json=body, cancel=cancel)
+            response = self.http.request(
+                "POST", "images/generations", json=body, cancel=cancel, abortable=True
+            )
             return self._first_image(response, cancel)
 
     def _first_image(self, response: httpx.Response, cancel: CancelToken | None) -> bytes:

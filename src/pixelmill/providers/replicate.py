@@ -6,6 +6,10 @@ A route names ``owner/model:version`` (``POST /v1/predictions`` with ``version``
 ``owner/model`` (an official model: ``POST /v1/models/{owner}/{model}/predictions``). Input
 images travel as ``data:`` URLs up to 256 KiB and through ``POST /v1/files`` above that, as
 Replicate documents. Outputs are fetched only from the API host or ``replicate.delivery``.
+
+The create is not aborted by a cancel (its answer holds the id a cancel needs): it waits at
+most ``Prefer: wait=10`` seconds, so a cancelled job's prediction is cancelled within about
+ten seconds at worst, at once while polling.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ class ReplicateProvider:
         *,
         poll_interval: float = 1.0,
         run_timeout: float = 600.0,
-        wait_seconds: int = 30,
+        wait_seconds: int = 10,
     ) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http = ProviderHttp(

@@ -22,8 +22,12 @@ from pixelmill.providers.engines import Backends, Route, bind, engine_kind
 from pixelmill.providers.http import CancelToken, HttpPolicy
 from pixelmill.providers.openai import OpenAIProvider
 from pixelmill.providers.replicate import ReplicateProvider, parse_model
+from pixelmill.providers.video import VIDEO_ROUTE, RoutedVideo, parse_input_template
 
 PROVIDERS = ("openai", "replicate", "comfyui")
+
+JOB_ROUTES: dict[str, tuple[str, ...]] = {VIDEO_ROUTE: ("replicate",)}
+"""Routes that are not catalog operations: the video job's render (``providers.video``)."""
 
 
 def parse_route(operation: str, spec: str) -> Route:
@@ -31,7 +35,7 @@ def parse_route(operation: str, spec: str) -> Route:
     part may itself hold colons (``replicate:owner/model:version``)."""
     op = operation.strip().lower().replace("-", "_")
     setting = f"PIXELMILL_ROUTE_{op.upper()}"
-    if op not in CATALOG:
+    if op not in CATALOG and op not in JOB_ROUTES:
         raise ValueError(f"{setting}: there is no operation named {op}")
     provider, sep, model = spec.strip().partition(":")
     provider = provider.strip().lower()
@@ -41,7 +45,13 @@ def parse_route(operation: str, spec: str) -> Route:
             f"{', '.join(PROVIDERS)}; got {spec!r}"
         )
     route = Route(op, provider, model.strip())
-    engine_kind(route)  # refuses an operation the provider cannot run
+    if op in JOB_ROUTES:
+        if provider not in JOB_ROUTES[op]:
+            raise ValueError(
+                f"{setting}: {op} can be routed to {', '.join(JOB_ROUTES[op])}, not {provider}"
+            )
+    else:
+        engine_kind(route)  # refuses an operation the provider cannot run
     if provider == "replicate":
         try:
             parse_model(route.model)
@@ -128,6 +138,14 @@ def route_engines(
     routed = dict(engines)
     for route in routes:
         _check(route, settings, backends)
+        if route.operation == VIDEO_ROUTE:
+            backends.video = RoutedVideo(
+                route,
+                backends,
+                settings.provider_fallback,
+                parse_input_template(settings.video_input),
+            )
+            continue
         inner = engines.get(CATALOG[route.operation].engine)
         if inner is None:
             raise ValueError(f"{route.operation} has no offline engine on this server")
