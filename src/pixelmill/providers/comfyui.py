@@ -179,8 +179,8 @@ class ComfyUIProvider:
     def _cancel(self, pid: str) -> None:
         """Remove ``pid`` from the queue; interrupt it if it is the prompt running now. The
         ``/interrupt`` of older servers stops whatever runs, so it is sent only when
-        ``GET /queue`` lists ``pid`` as running, or cannot be read (``prompt_id`` in the body:
-        newer servers interrupt only that prompt). Best effort: it may have just ended."""
+        ``GET /queue`` lists ``pid`` as running, or cannot be read (the body names
+        ``prompt_id`` for servers that take one). Best effort: it may have just ended."""
         with contextlib.suppress(ProviderFailure):
             self.http.request("POST", "queue", json={"delete": [pid]})
         running: bool | None = None
