@@ -52,7 +52,10 @@ from pixelmill.engines.runtime.segmentation import (
     salient_mask,
 )
 
-EDGES = "guided-filter edge refinement + edge colour decontamination"
+EDGES = (
+    "trimap from the model's confidence (opaque inside the subject, enclosed holes filled) + "
+    "guided-filter matting in the edge band + edge colour decontamination"
+)
 
 SALIENT_METHOD = f"u2netp salient-object mask (320² model) + {EDGES}"
 
@@ -90,10 +93,10 @@ def cutout_from(image: ImageArray, matte: SubjectMatte | Mask) -> ImageArray:
 
 
 def salient_cutout(image: ImageArray) -> tuple[ImageArray, Mask]:
-    """RGBA cut-out of ``image``'s salient object (soft edges with the background colour
-    unmixed) and the raw soft mask it came from."""
-    mask = salient_mask(image)
-    return cutout_from(image, mask), mask
+    """RGBA cut-out of ``image``'s salient object (opaque inside, soft edges with the
+    background colour unmixed) and its alpha."""
+    matte = subject_matte(image, "object")
+    return cutout_from(image, matte), matte.alpha
 
 
 def _coverage(rgba: ImageArray) -> float:

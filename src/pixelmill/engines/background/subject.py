@@ -3,8 +3,9 @@ person (MediaPipe selfie segmentation fused with the U²-Net-p salient mask), an
 which decides between a person and any object.
 
 Every kind edits the *coarse* masks (the models' outputs resized to the image) at a reduced
-working size, then snaps the result to the image's edges once with the guided filter, so a
-person or product matte costs what the plain salient matte costs plus a few milliseconds.
+working size, then turns the result into a trimap and mattes only its unknown band onto the
+image's edges with the guided filter (:mod:`.trimap`), so a person or product matte costs what
+the plain salient matte costs plus a few milliseconds.
 """
 
 from __future__ import annotations
@@ -19,14 +20,13 @@ import numpy.typing as npt
 
 from pixelmill.engines.background.options import SubjectType
 from pixelmill.engines.background.person import person_mask, reduced
+from pixelmill.engines.background.trimap import confident_alpha
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.faces import detect_faces
 from pixelmill.engines.runtime.segmentation import (
     Mask,
     coarse_mask,
     guide_size,
-    mask_to_alpha,
-    snap_to_edges,
 )
 
 DetectedType = Literal["person", "product", "object"]
@@ -50,9 +50,10 @@ class SubjectMatte:
     """A subject's matte and how it was found."""
 
     mask: Mask
-    """The soft, edge-snapped mask (0..1)."""
+    """The matte (0..1): the same array as ``alpha``."""
     alpha: Mask
-    """:func:`mask_to_alpha` of ``mask``: clean 0 / 1 away from edges."""
+    """The cut-out's alpha (:func:`.trimap.confident_alpha`): 1 inside the subject, 0 outside,
+    soft only in a band around its edges."""
     detected: DetectedType
     faces: int
     """Faces found (``auto`` and ``person`` look; other types do not: 0)."""
@@ -160,8 +161,8 @@ def subject_matte(
     """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``), from
     ``saliency`` when given, else the packaged U²-Net-p."""
     # The coarse masks are made at the size the guided filter solves on (a third of the
-    # filter radius smaller than the image from ~750 px up), never at full resolution: the edge
-    # snap is what brings the matte to the image's size.
+    # filter radius smaller than the image from ~750 px up), never at full resolution: the
+    # trimap's matting is what brings the matte to the image's size.
     h, w = guide_size(*image.shape[:2])
     coarse = coarse_mask(image, (h, w)) if saliency is None else _full(saliency.coarse(image), h, w)
     faces = 0
@@ -186,10 +187,10 @@ def subject_matte(
             if kind == "person" or _person_found(person, boxes):
                 fused = _full(fuse_person(_work(coarse), person), h, w)
                 detected, method = "person", PERSON
-    mask = snap_to_edges(image, fused)
+    alpha = confident_alpha(image, fused)
     if saliency is not None:
         method = method.replace(
             "u2netp salient-object mask (320² model)",
             f"{saliency.name} salient-object mask (PIXELMILL_MODELS_DIR)",
         ).replace("the u2netp salient mask", f"the {saliency.name} salient mask")
-    return SubjectMatte(mask, mask_to_alpha(mask), detected, faces, method)
+    return SubjectMatte(alpha, alpha, detected, faces, method)
