@@ -4,7 +4,8 @@ assert on. ``mode`` switches a server into a failure: ``"500"`` (every call a 50
 ``"slow"`` (answers after the client's deadline), ``"garbage"`` (a 200 that is not what the
 protocol promises), ``"429"`` (one 429 with ``Retry-After`` before answering normally);
 ``"stall"`` (OpenAI: no answer for 30 s, counting ``disconnected`` when the client closes the
-connection), ``"hang"``/``"fail"`` (Replicate: a prediction that never ends / fails)."""
+connection), ``"hang"`` (Replicate, ComfyUI: work that never ends), ``"fail"`` (Replicate: a
+prediction that fails)."""
 
 from __future__ import annotations
 
@@ -293,7 +294,7 @@ def comfyui_app(fake: Fake) -> FastAPI:
     @app.get("/history/{pid}")
     async def history(pid: str, request: Request) -> Response:
         await record(fake, request)
-        if fake.bump(f"history:{pid}") < 2:
+        if fake.bump(f"history:{pid}") < 2 or fake.mode == "hang":
             return JSONResponse({})
         images = [
             {"filename": "preview.png", "subfolder": "", "type": "temp"},

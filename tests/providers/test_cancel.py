@@ -3,7 +3,8 @@ OpenAI request aborted in flight (the server sees the connection close), a Comfy
 interrupted only when it is the one running. Through the live app: a storefront job whose
 routed call is running is cancelled (``PATCH .../enrichment-jobs/{id}`` ``status=failed``), the
 runner notices within about a second, the provider sees the cancel (Replicate
-``POST /v1/predictions/{id}/cancel``; OpenAI: the connection closed), no offline fallback runs,
+``POST /v1/predictions/{id}/cancel``; ComfyUI queue delete + interrupt; OpenAI: the connection
+closed), no offline fallback runs,
 the job ends ``failed`` with the cancel's message and its credits come back."""
 
 from __future__ import annotations
@@ -179,6 +180,47 @@ def test_cancelling_a_job_cancels_its_replicate_prediction(routed_app: RoutedApp
     assert len(creates) == 1 and creates[0].json["version"] == "v1"
     assert set(creates[0].json["input"]) == {"image"}
     assert fake.paths().count("POST /v1/predictions/p1/cancel") == 1
+
+
+def test_cancelling_a_job_stops_its_comfyui_prompt(routed_app: RoutedApp, tmp_path: Path) -> None:
+    workflows = tmp_path / "workflows"
+    workflows.mkdir()
+    (workflows / "rembg.json").write_text(
+        json.dumps({"1": {"class_type": "LoadImage", "inputs": {"image": "{{image}}"}}})
+    )
+    with (
+        serve("comfyui") as fake,
+        routed_app(
+            routes={"background_removal": "comfyui:rembg.json"},
+            comfyui_url=fake.url,
+            comfyui_workflows=workflows,
+            job_workers=1,
+            analyze_products=False,
+        ) as (client, res),
+    ):
+        fake.mode = "hang"  # the prompt never finishes
+        acct = make_account(res, credits=5)
+        number = _start_job(
+            client,
+            acct,
+            {
+                "products": [_product()],
+                "enrichments": ["images"],
+                "image_operations": [{"operation": "remove_background"}],
+            },
+        )
+        wait_until(lambda: _saw(fake, "GET /history/pr-1"), timeout=60, interval=0.05)
+        cancelled_at = _cancel(client, acct, number)
+        wait_until(lambda: _saw(fake, "POST /interrupt"), timeout=10, interval=0.05)
+        latency = time.monotonic() - cancelled_at
+        (product,) = _ended_cancelled(client, acct, number)["results"]
+        assert product["images"] == []
+        assert consistent_balance(res, acct.id) == 5
+    print(f"cancel -> POST /interrupt at ComfyUI: {latency:.2f} s")
+    assert latency < 5.0
+    after = fake.paths()[fake.paths().index("POST /queue") :]
+    assert after == ["POST /queue", "GET /queue", "POST /interrupt"]
+    assert fake.seen[-1].json == {"prompt_id": "pr-1"}
 
 
 def test_cancelling_a_job_aborts_its_openai_request(routed_app: RoutedApp) -> None:
