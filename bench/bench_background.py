@@ -3,19 +3,24 @@ known shape of objects composited on plain, gradient and textured backgrounds), 
 cut-out output controls (subject type, size, scale, background, shadow, channels, presets) add to
 the cost of one background removal.
 
-Run: ``.venv/bin/python bench/bench_background.py`` (``--options`` for the output controls only)
+Run: ``.venv/bin/python bench/bench_background.py`` (``--options`` for the output controls only;
+``--ghosts`` for the trimap alpha against the matte before it: composites with a known alpha,
+real photos, and the cost; ``--ghost-sheet docs/cutout-ghosts.jpg`` for its contact sheet)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+from PIL import Image
 from pydantic import BaseModel
 from skimage import data
 
@@ -29,9 +34,17 @@ from pixelmill.engines.background.engine import (
     finish_cutout,
 )
 from pixelmill.engines.background.options import SubjectType, resolve_cutout
-from pixelmill.engines.background.subject import subject_matte
+from pixelmill.engines.background.subject import SubjectMatte, subject_matte
+from pixelmill.engines.background.trimap import confident_alpha
 from pixelmill.engines.base import Engine, EngineInputs, ImageArray
-from pixelmill.engines.runtime.segmentation import coarse_mask, main_object_box, salient_mask
+from pixelmill.engines.runtime.segmentation import (
+    coarse_mask,
+    guided_radius,
+    main_object_box,
+    mask_to_alpha,
+    salient_mask,
+    snap_to_edges,
+)
 
 SIZE = 512
 
@@ -268,7 +281,6 @@ def contact_sheet(path: str) -> None:
     """Write the contact sheet of ``docs/cutout-options.jpg``: a product photo and a portrait
     through the main output controls."""
     import matplotlib
-    from PIL import Image
 
     removal = BackgroundRemovalEngine()
     coffee = photo("coffee")
@@ -310,9 +322,250 @@ def contact_sheet(path: str) -> None:
     print(f"wrote {path}")
 
 
+# --- Ghosts (issue 19 item 3): the trimap alpha against the matte before it ----------------
+
+REFERENCE = Path(__file__).resolve().parent.parent / "tests/engines/background_reference"
+SHARED_PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared/data/sr-train/CBSD68"
+ONE_MP = {
+    "astronaut": (1000, 1000),
+    "coffee": (1225, 816),
+    "chelsea": (1226, 816),
+    "rocket": (1224, 817),
+}
+SCENES = {"241048": "river", "14037": "lake", "260058": "desert"}
+"""Backgrounds from the shared research photos (CBSD68), used when they are beside the repo."""
+REAL = {"19021": "flowering cactus (plant)", "163085": "chicks (fluffy)", "208001": "mushroom"}
+
+
+def one_megapixel(name: str) -> ImageArray:
+    w, h = ONE_MP[name]
+    return np.asarray(cv2.resize(photo(name)[..., :3], (w, h), interpolation=cv2.INTER_CUBIC))
+
+
+def shared_photo(name: str) -> ImageArray | None:
+    path = SHARED_PHOTOS / f"{name}.png"
+    if not path.is_file():
+        return None
+    bgr = np.asarray(cv2.imread(str(path)), np.uint8)
+    return np.ascontiguousarray(bgr[..., ::-1])
+
+
+def old_alpha(image: ImageArray, matte: SubjectMatte) -> npt.NDArray[np.float32]:
+    """The matte before the trimap: the same coarse confidence snapped to the image's edges by
+    the guided filter and stretched from [0.08, 0.92] (what ``mask_to_alpha`` does)."""
+    return mask_to_alpha(snap_to_edges(image, matte.confidence))
+
+
+def ghost_composites() -> list[tuple[str, ImageArray, npt.NDArray[np.float32]]]:
+    """Real foregrounds with an exact alpha over real backgrounds: each skimage subject cut
+    out of its photo with the test reference mask (1 MP), the edge feathered (Gaussian sigma
+    1.2 px over the textures, 3 px, a soft fur-like edge, over the scene photos)."""
+    out = []
+    for name in ONE_MP:
+        subject = one_megapixel(name).astype(np.float32)
+        mask = (np.asarray(Image.open(REFERENCE / f"{name}-auto.png")) > 0).astype(np.float32)
+        h, w = mask.shape
+        backs: list[tuple[str, npt.NDArray[np.float32], float]] = []
+        for texture, tint in (
+            ("brick", (1.0, 0.85, 0.7)),
+            ("grass", (0.55, 0.85, 0.45)),
+            ("gravel", (0.9, 0.88, 0.8)),
+        ):
+            grey = np.asarray(
+                cv2.resize(
+                    photo(texture).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+                ),
+                np.float32,
+            )
+            backs.append((texture, grey[..., None] * np.array(tint, np.float32), 1.2))
+        for key, label in SCENES.items():
+            scene = shared_photo(key)
+            if scene is not None:
+                resized = cv2.resize(scene, (w, h), interpolation=cv2.INTER_CUBIC)
+                backs.append((label, resized.astype(np.float32), 3.0))
+        for label, background, sigma in backs:
+            alpha = np.asarray(np.clip(cv2.GaussianBlur(mask, (0, 0), sigma), 0.0, 1.0), np.float32)
+            rgb = subject * alpha[..., None] + background * (1.0 - alpha[..., None]) + 0.5
+            out.append((f"{name} / {label}", np.clip(rgb, 0, 255).astype(np.uint8), alpha))
+    return out
+
+
+def ghost_scores(
+    alpha: npt.NDArray[np.float32], truth: npt.NDArray[np.float32]
+) -> dict[str, float]:
+    e = guided_radius(*truth.shape)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1))
+    hard = (truth > 0.5).astype(np.uint8)
+    inner = cv2.erode(hard, disc) > 0
+    outer = cv2.dilate(hard, disc) == 0
+    band = ~inner & ~outer
+    union = float(((alpha > 0.5) | (truth > 0.5)).sum())
+    return {
+        "interior": float(inner.sum()),
+        "interior_low": float((alpha[inner] < 0.9).sum()),
+        "band_sad": float(np.abs(alpha[band] - truth[band]).sum()),
+        "outside_false": float((alpha[outer] > 0.1).sum()),
+        "outside": float(outer.sum()),
+        "iou": float(((alpha > 0.5) & (truth > 0.5)).sum()) / max(union, 1.0),
+    }
+
+
+def ghost_rows() -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    totals = {
+        v: dict.fromkeys(("interior", "interior_low", "band_sad", "outside_false", "outside"), 0.0)
+        for v in ("old", "new")
+    }
+    for label, rgb, truth in ghost_composites():
+        matte = subject_matte(rgb, "auto")
+        row: dict[str, object] = {"composite": label}
+        for version, alpha in (("old", old_alpha(rgb, matte)), ("new", matte.alpha)):
+            sc = ghost_scores(alpha, truth)
+            for key in totals[version]:
+                totals[version][key] += sc[key]
+            row[f"{version} interior<0.9 %"] = 100 * sc["interior_low"] / max(sc["interior"], 1)
+            row[f"{version} band SAD (k)"] = sc["band_sad"] / 1000
+            row[f"{version} IoU"] = sc["iou"]
+        rows.append(row)
+    pooled: dict[str, object] = {"composite": f"POOLED ({len(rows)})"}
+    for version, t in totals.items():
+        pooled[f"{version} interior<0.9 %"] = 100 * t["interior_low"] / t["interior"]
+        pooled[f"{version} band SAD (k)"] = t["band_sad"] / 1000 / len(rows)
+        pooled[f"{version} IoU"] = float(np.mean([float(str(r[f"{version} IoU"])) for r in rows]))
+    rows.append(pooled)
+    scenes = tuple(SCENES.values())
+    for version, t in totals.items():
+        soft = [
+            float(str(r[f"{version} band SAD (k)"]))
+            for r in rows[:-1]
+            if str(r["composite"]).endswith(scenes)
+        ]
+        hard = [
+            float(str(r[f"{version} band SAD (k)"]))
+            for r in rows[:-1]
+            if not str(r["composite"]).endswith(scenes)
+        ]
+        print(
+            f"{version}: interior alpha<0.9 {100 * t['interior_low'] / t['interior']:.3f} % "
+            f"(pooled), band SAD {t['band_sad'] / 1000 / len(rows[:-1]):.2f}k per image "
+            f"(1.2 px edges {np.mean(hard):.2f}k, 3 px edges {np.mean(soft or [np.nan]):.2f}k), "
+            f"outside alpha>0.1 {100 * t['outside_false'] / t['outside']:.3f} %"
+        )
+    return rows
+
+
+def real_photos() -> dict[str, ImageArray]:
+    photos = {f"{n} (1 MP)": one_megapixel(n) for n in ONE_MP}
+    for key, label in REAL.items():
+        image = shared_photo(key)
+        if image is not None:
+            photos[f"{label} ({key})"] = image
+    return photos
+
+
+def partly(alpha: npt.NDArray[np.float32]) -> float:
+    return 100 * float(((alpha > 0.02) & (alpha < 0.98)).mean())
+
+
+def real_rows() -> list[dict[str, object]]:
+    """Real photos: the share of pixels partly transparent, old and new, and the old ghost
+    (alpha 0.1-0.9 before) that is opaque now."""
+    rows: list[dict[str, object]] = []
+    for label, image in real_photos().items():
+        matte = subject_matte(image, "auto")
+        old = old_alpha(image, matte)
+        ghost = (old > 0.1) & (old < 0.9)
+        rows.append(
+            {
+                "photo": label,
+                "old partly transparent %": partly(old),
+                "new partly transparent %": partly(matte.alpha),
+                "old ghost now opaque %": 100 * float((matte.alpha[ghost] >= 0.9).mean()),
+                "IoU new vs old": float(((old > 0.5) & (matte.alpha > 0.5)).sum())
+                / float(((old > 0.5) | (matte.alpha > 0.5)).sum()),
+            }
+        )
+    return rows
+
+
+def alpha_speed_rows() -> list[dict[str, object]]:
+    """What the trimap costs: the old and the new alpha from the same coarse confidence, and
+    a whole ``background_removal`` at 1 MP (fastest of 7)."""
+    image = one_megapixel("astronaut")
+    matte = subject_matte(image, "auto")
+    removal = BackgroundRemovalEngine()
+    removal.load()
+    return [
+        {
+            "step": "old alpha (guided filter + stretch)",
+            "ms": 1000 * fastest(partial(old_alpha, image, matte)),
+        },
+        {
+            "step": "new alpha (trimap + band matting)",
+            "ms": 1000 * fastest(partial(confident_alpha, image, matte.confidence)),
+        },
+        {
+            "step": "colours (unmixing) on the old alpha",
+            "ms": 1000 * fastest(partial(cutout_from, image, old_alpha(image, matte))),
+        },
+        {
+            "step": "colours (unmixing) on the new alpha",
+            "ms": 1000 * fastest(partial(cutout_from, image, matte)),
+        },
+        {
+            "step": "background_removal, 1 MP astronaut",
+            "ms": 1000
+            * fastest(partial(removal.run, EngineInputs(image), BackgroundRemovalParams())),
+        },
+    ]
+
+
+def ghosts() -> None:
+    print(f"load average (1/5/15 min): {os.getloadavg()}")
+    print_table(ghost_rows(), "Composites with a known alpha: old matte vs trimap alpha")
+    print_table(real_rows(), "Real photos: partly transparent pixels, old vs new")
+    print_table(alpha_speed_rows(), "Cost of the alpha step at 1 MP (fastest of 7)")
+    print(f"load average (1/5/15 min): {os.getloadavg()}")
+
+
+def ghost_sheet(path: str) -> None:
+    """``docs/cutout-ghosts.jpg``: for each photo, the input, the old alpha, the new alpha and
+    the new cut-out on a checkerboard."""
+    removal = BackgroundRemovalEngine()
+    photos = real_photos()
+    chosen = [k for k in photos if not k.startswith(("rocket", "mushroom"))]
+    rows = []
+    for label in chosen:
+        image = photos[label]
+        matte = subject_matte(image, "auto")
+        old = old_alpha(image, matte)
+        cut = removal.run(EngineInputs(image), BackgroundRemovalParams()).images[0].pixels
+        tiles = [
+            _tile(image, label[:40]),
+            _tile((old * 255 + 0.5).astype(np.uint8), f"old alpha: {partly(old):.1f} % partial"),
+            _tile(
+                (matte.alpha * 255 + 0.5).astype(np.uint8),
+                f"new alpha: {partly(matte.alpha):.1f} % partial",
+            ),
+            _tile(cut, "new cut-out"),
+        ]
+        rows.append(
+            np.hstack([np.pad(t, ((6, 6), (6, 6), (0, 0)), constant_values=255) for t in tiles])
+        )
+    sheet = np.vstack(rows)
+    Image.fromarray(sheet).save(path, quality=85, optimize=True)
+    print(f"wrote {path}")
+
+
 def main() -> None:
     if "--sheet" in sys.argv:
         contact_sheet(sys.argv[sys.argv.index("--sheet") + 1])
+        return
+    if "--ghost-sheet" in sys.argv:
+        ghost_sheet(sys.argv[sys.argv.index("--ghost-sheet") + 1])
+        return
+    if "--ghosts" in sys.argv:
+        ghosts()
         return
     rows = option_rows()
     print_table(rows, "background_removal with output controls (fastest of 7 after 1 warm-up)")

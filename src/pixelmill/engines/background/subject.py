@@ -58,6 +58,9 @@ class SubjectMatte:
     faces: int
     """Faces found (``auto`` and ``person`` look; other types do not: 0)."""
     method: str
+    confidence: Mask
+    """The models' coarse (fused) confidence the trimap was made from, at the guided filter's
+    solving size (:func:`~pixelmill.engines.runtime.segmentation.guide_size`)."""
 
 
 def _work(mask: Mask) -> Mask:
@@ -193,4 +196,4 @@ def subject_matte(
             "u2netp salient-object mask (320² model)",
             f"{saliency.name} salient-object mask (PIXELMILL_MODELS_DIR)",
         ).replace("the u2netp salient mask", f"the {saliency.name} salient mask")
-    return SubjectMatte(alpha, alpha, detected, faces, method)
+    return SubjectMatte(alpha, alpha, detected, faces, method, fused)

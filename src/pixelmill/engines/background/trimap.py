@@ -15,16 +15,20 @@ milliseconds):
 - **sure foreground / background**: the decision eroded / dilated by twice the guided
   filter's solving radius; alpha is exactly 1 / 0 there;
 - **unknown band** between them: the binary decision is matted onto the image's own edges by
-  the guided filter (colour guide, a radius 0.8x the default) and its ramp stretched from
-  [0.15, 0.85] to [0, 1], so a hair, fur or blurred edge stays soft and a hard edge is crisp.
+  the guided filter (colour guide, the same radius and solving size as before, so it costs what
+  the old edge snap cost) and its ramp stretched from [0.15, 0.85] to [0, 1], so an edge the
+  image shows soft (fur, blur) stays soft and a hard edge is crisp.
 
 Measured on 24 composites with a known alpha (``bench/bench_background.py --ghosts``: four
-photo subjects cut out with the reference masks, over six real backgrounds, edges feathered
-with sigma 1.2 and 3 px) against the matte before: interior pixels with alpha < 0.9 pooled over
-the set, and the boundary error (SAD) in the band around the true edge, see ``docs/engines.md``.
-Closed-form colour projection in the band (alpha from local foreground / background colour
-means) was tried and made the band error worse (SAD +8 %); test-time flip fusion would double
-the model's cost and was not tried.
+photo subjects cut out with the reference masks, over three textures with edges feathered by a
+1.2 px Gaussian and three scene photos with 3 px), against the matte before (the same
+confidence snapped and stretched from [0.08, 0.92]): interior pixels with alpha < 0.9, pooled,
+and the boundary error (SAD) in the band around the true edge; the figures are in
+``docs/engines.md``. Tried and not kept: alpha from local foreground / background colour means
+in the band (SAD +8 to +22 %); a smaller guided-filter eps (1e-3, 3e-4) or the model's own
+confidence mixed into the band's input (lower SAD on the 3 px composites, but visibly blurred
+edges on real product photos); a 0.8x filter radius (SAD -1 %, +17 ms at 1 MP). Test-time flip
+fusion would double the model's cost and was not tried.
 """
 
 from __future__ import annotations
@@ -51,8 +55,6 @@ HOLE_CONFIDENCE = 0.1
 """An enclosed hole whose mean confidence is at least this is part of the subject."""
 SPECK_FRACTION = 0.0005
 """Enclosed holes smaller than this fraction of the image are filled whatever the model says."""
-EDGE_RADIUS = 0.8
-"""The band's guided filter radius, relative to :func:`guided_radius`."""
 RAMP = (0.15, 0.85)
 """The guided filter's output range stretched to alpha 0..1 in the band."""
 
@@ -118,8 +120,7 @@ def confident_alpha(image: ImageArray, confidence: Mask) -> Mask:
     # +1 sure foreground, -1 sure background, 0 unknown; brought to full size in one resize.
     sure = cv2.erode(binary, _disc(band)).astype(np.float32)
     sure -= (cv2.dilate(binary, _disc(band)) == 0).astype(np.float32)
-    edge_radius = max(3, round(radius * EDGE_RADIUS))
-    soft = snap_to_edges(image, binary.astype(np.float32), edge_radius)
+    soft = snap_to_edges(image, binary.astype(np.float32), radius)
     lo, hi = RAMP
     alpha = (soft - np.float32(lo)) * np.float32(1.0 / (hi - lo))
     sure_full = cv2.resize(sure, (w, h), interpolation=cv2.INTER_LINEAR)
