@@ -4,6 +4,7 @@ result, release the rest, fresh signed URLs; another account's job is a 404."""
 from __future__ import annotations
 
 import io
+import time
 
 from fastapi.testclient import TestClient
 from PIL import Image
@@ -147,3 +148,38 @@ def test_other_accounts_job_is_404(client: TestClient, resources: Resources) -> 
     )
     assert r.status_code == 404
     assert wait_terminal(client, owner, job_id)["status"] == "completed"
+
+
+def test_cancel_a_job_releases_its_unused_credits(client: TestClient, resources: Resources) -> None:
+    """``POST /api/v2/jobs/{id}/cancel``: the job ends ``failed`` with error ``cancelled``, it
+    keeps (and is charged for) only what it delivered, the rest comes back; a second cancel is
+    a 409, another account's cancel a 404."""
+    acct = make_account(resources, credits=20)
+    other = make_account(resources, credits=20)
+    product = upload_product(client, acct)
+    r = client.post(
+        "/api/v2/generate/scenes",
+        json={"product_uuid": product["uuid"], "num_scenes": 12},
+        headers=acct.key_headers,
+    )
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job_id"]
+    assert balance_of(resources, acct.id) == 8
+
+    stranger = client.post(f"/api/v2/jobs/{job_id}/cancel", headers=other.key_headers)
+    assert stranger.status_code == 404
+    c = client.post(f"/api/v2/jobs/{job_id}/cancel", headers=acct.key_headers)
+    assert c.status_code == 200, c.text
+    assert c.json()["status"] == "failed" and c.json()["error"] == "cancelled"
+
+    # A running scene may still be finishing; once nothing runs, the job is as the cancel left it.
+    wait_until(lambda: held_reservations(resources, acct.id) == 0, timeout=60)
+    time.sleep(0.5)
+    job = client.get(f"/api/v2/jobs/{job_id}", headers=acct.key_headers).json()
+    assert job["status"] == "failed" and job["error"] == "cancelled"
+    assert job["credits_used"] == len(job["results"]) < 12
+    assert balance_of(resources, acct.id) == 20 - job["credits_used"]
+    assert ledger_consistent(resources, acct.id)
+    again = client.post(f"/api/v2/jobs/{job_id}/cancel", headers=acct.key_headers)
+    assert again.status_code == 409 and "failed" in again.json()["detail"]
+    assert client.post("/api/v2/jobs/nope/cancel", headers=acct.key_headers).status_code == 404

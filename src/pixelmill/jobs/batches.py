@@ -27,7 +27,7 @@ from pixelmill.jobs.schemas import (
 from pixelmill.jobs.service import JobBackends, new_id, scene_price
 from pixelmill.storage import UrlSigner
 
-CANCELLED_ERROR = "cancelled"
+CANCELLED_ERROR = service.CANCELLED_ERROR
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pixelmill.db.base import utcnow
 from pixelmill.db.models import Batch, Job, JobResult, draw_number
 from pixelmill.db.session import Database
 from pixelmill.engines.scenes import ScenesParams
-from pixelmill.errors import NotFound
+from pixelmill.errors import Conflict, NotFound
 from pixelmill.jobs import lifecycle
 from pixelmill.jobs.lifecycle import CLAIMABLE, COMPLETED, FAILED, PENDING, PROCESSING, QUEUED
 from pixelmill.jobs.schemas import JobResultOut, JobStatus
@@ -344,6 +344,28 @@ def fail_job(session: Session, backends: JobBackends, job_id: str, error: str) -
     if moved:
         _after_terminal(session, backends, job_id)
     return moved
+
+
+CANCELLED_ERROR = "cancelled"
+"""The error of a job (or batch item) its owner cancelled."""
+
+
+def cancel_job(session: Session, backends: JobBackends, user_id: int, job_ref: str) -> Job:
+    """Cancel the account's pending, queued or processing job (its id, or the integer id the
+    video and ad-pack surfaces show). It ends ``failed`` with error ``cancelled`` (the clients
+    know only ``completed`` and ``failed`` as terminal); a running run stops before its next
+    output and its routed provider calls are cancelled; what it delivered stays delivered and
+    charged, the rest of its reservation comes back. 409 once the job is terminal."""
+    if job_ref.isdigit() and len(job_ref) < 19:
+        job = get_numbered_job(session, user_id, int(job_ref))
+    else:
+        job = get_job(session, user_id, job_ref)
+    if not fail_job(session, backends, job.id, CANCELLED_ERROR):
+        raise Conflict(
+            f"Job is {job.status}; only a pending, queued or processing job can be cancelled"
+        )
+    session.refresh(job)
+    return job
 
 
 def discard_input_after_commit(session: Session, inputs: ObjectStorage, job: Job) -> None:

@@ -4,12 +4,13 @@ and the job status (poll until ``completed`` or ``failed``)."""
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from pixelmill.api.deps import ApiKeyUser, Res
+from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.api.v2.people import check_person, gallery_model_person
@@ -153,3 +154,19 @@ def get_job(job_id: str, user: ApiKeyUser, resources: Res, request: Request) -> 
     with resources.db.read() as session:
         job = jobs.get_job(session, user.id, job_id)
         return jobs.job_status(session, resources.signer, job, public_base_url(request, resources))
+
+
+@router.post("/jobs/{job_id}/cancel", response_model=JobStatus)
+def cancel_job(
+    job_id: Annotated[str, Path(max_length=64)],
+    user: ApiKeyUser,
+    resources: Res,
+    session: DbSession,
+    request: Request,
+) -> JobStatus:
+    """Cancel a pending, queued or processing job (an extension: the interface defines only the
+    batch cancel). The job ends ``failed`` with error ``cancelled``; a running job stops before
+    its next result (what it delivered stays charged), a routed provider's work is cancelled,
+    the unused credits come back at once. 409 when the job has already ended."""
+    job = jobs.cancel_job(session, resources.jobs, user.id, job_id)
+    return jobs.job_status(session, resources.signer, job, public_base_url(request, resources))
