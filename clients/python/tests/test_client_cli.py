@@ -258,3 +258,19 @@ def test_key_and_url_from_env_and_config_file(
     capsys.readouterr()
     assert main(["account", "--json", "--api-key", acct.api_key]) == 0
     capsys.readouterr()
+
+
+def test_jobs_cancel(live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    acct = live.account(credits=20)
+    product = tmp_path / "bottle.png"
+    product.write_bytes(png_bytes(200, 150))
+    code, job = run_cli(
+        live, acct.api_key, "generate", "scenes", str(product), "--num", "12", capsys=capsys
+    )
+    assert code == 0, job
+    code, cancelled = run_cli(live, acct.api_key, "jobs", "cancel", job["job_id"], capsys=capsys)
+    assert code == 0, cancelled
+    assert cancelled["status"] == "failed" and cancelled["error"] == "cancelled"
+    # Cancelling an ended job is refused (409: exit code 1).
+    code, _ = run_cli(live, acct.api_key, "jobs", "cancel", job["job_id"], capsys=capsys)
+    assert code == 1

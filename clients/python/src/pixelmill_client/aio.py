@@ -390,6 +390,11 @@ class AsyncClient:
     async def get_job(self, job_id: str) -> m.Job:
         return await self._get(m.Job, f"/api/v2/jobs/{job_id}")
 
+    async def cancel_job(self, job_id: str) -> m.Job:
+        """Cancel a pending, queued or processing job: it ends ``failed`` with error
+        ``cancelled``; what it delivered stays charged, the rest comes back."""
+        return await self._post(m.Job, f"/api/v2/jobs/{job_id}/cancel", None)
+
     async def get_avatar_job(self, job_id: str) -> m.AvatarJob:
         return await self._get(m.AvatarJob, f"/api/v2/jobs/avatar/{job_id}")
 

@@ -554,6 +554,10 @@ async def cmd_jobs(client: AsyncClient, args: argparse.Namespace) -> int:
     if args.action == "get":
         job = await client.get_job(args.id)
         return await finish_job(client, args, job)
+    if args.action == "cancel":
+        job = await client.cancel_job(args.id)
+        await finish_job(client, args, job)
+        return OK
     job = await watch_job(
         client, args.id, args.interval, args.timeout_wait, args.quiet or args.json
     )
@@ -758,7 +762,7 @@ def build_parser() -> Parser:
         g.add_argument("--wait", action="store_true", help="follow the job to its end")
         wait_flags(g)
 
-    jobs = command("jobs", "list, show or watch jobs", cmd_jobs)
+    jobs = command("jobs", "list, show, watch or cancel jobs", cmd_jobs)
     jsub = jobs.add_subparsers(dest="action", required=True, parser_class=Parser)
     jl = jsub.add_parser("list", parents=[common], help="recent jobs")
     jl.add_argument("--limit", type=positive, default=20)
@@ -767,6 +771,9 @@ def build_parser() -> Parser:
         j = jsub.add_parser(action, parents=[common], help=text)
         j.add_argument("id")
         wait_flags(j)
+    jc = jsub.add_parser("cancel", parents=[common], help="cancel; unused credits come back")
+    jc.add_argument("id")
+    jc.set_defaults(output=None)
 
     batches = command("batches", "create, list, watch or cancel batches", cmd_batches)
     bsub = batches.add_subparsers(dest="action", required=True, parser_class=Parser)

@@ -391,6 +391,11 @@ class Client:
     def get_job(self, job_id: str) -> m.Job:
         return self._get(m.Job, f"/api/v2/jobs/{job_id}")
 
+    def cancel_job(self, job_id: str) -> m.Job:
+        """Cancel a pending, queued or processing job: it ends ``failed`` with error
+        ``cancelled``; what it delivered stays charged, the rest comes back."""
+        return self._post(m.Job, f"/api/v2/jobs/{job_id}/cancel", None)
+
     def get_avatar_job(self, job_id: str) -> m.AvatarJob:
         return self._get(m.AvatarJob, f"/api/v2/jobs/avatar/{job_id}")
 
