@@ -1,4 +1,4 @@
-"""Deblurring: Gaussian blur estimation and Wiener deconvolution of the luminance."""
+"""Deblurring: blind blur estimation (none / Gaussian / motion) and TV deconvolution."""
 
 from pixelmill.engines.deblur.engine import UnblurEngine, UnblurParams
 from pixelmill.engines.runtime.blur import estimate_blur_sigma
