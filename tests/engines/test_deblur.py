@@ -129,3 +129,11 @@ def test_kernel_shapes() -> None:
     g = gaussian_kernel(2.0)
     assert g.sum() == pytest.approx(1.0)
     assert kernel_shape(g).elongation == pytest.approx(1.0, abs=0.01)
+
+
+@pytest.mark.parametrize("size", [(300, 300), (40, 60)])
+def test_flat_or_tiny_images_come_back_unchanged(size: tuple[int, int]) -> None:
+    flat = np.full((*size, 3), 128, np.uint8)
+    result = ENGINE.run(EngineInputs(flat), UnblurParams())
+    assert result.details["blur"] == "none"
+    assert np.array_equal(result.images[0].pixels, flat)
