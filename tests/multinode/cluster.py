@@ -80,6 +80,15 @@ class Node:
         assert self.proc is not None
         kill(self.proc, signal.SIGKILL)
 
+    def pause(self) -> None:
+        """SIGSTOP to the process group: it takes no more work until :meth:`resume`."""
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return

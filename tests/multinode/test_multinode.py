@@ -369,21 +369,28 @@ def test_job_created_on_one_api_is_served_by_the_other(dep: Deployment) -> None:
 def test_worker_sigkilled_mid_job(dep: Deployment) -> None:
     acct = make_account(dep.res, credits=100, tag="mn-worker")
     product = upload_product(dep.api_b, acct)
-    jobs = [create_scenes(dep.api_a, acct, product, 12) for _ in range(3)]
+    # Worker 2 is paused until the fault, so the job running mid-way is worker 1's whatever
+    # the timing (a fast machine finishes 12 scenes in about a second, and a worker may
+    # already hold the next message).
+    dep.worker_2.pause()
+    try:
+        jobs = [create_scenes(dep.api_a, acct, product, 12) for _ in range(3)]
 
-    def both_workers_busy() -> bool:
-        with dep.res.db.read() as session:
-            running = session.scalars(
-                select(Job.progress_completed).where(
-                    Job.user_id == acct.id, Job.status == "processing"
-                )
-            ).all()
-        return len(running) == 2 and all(done >= 1 for done in running)
+        def worker_1_mid_job() -> bool:
+            with dep.res.db.read() as session:
+                running = session.scalars(
+                    select(Job.progress_completed).where(
+                        Job.user_id == acct.id, Job.status == "processing"
+                    )
+                ).all()
+            return any(1 <= done < 12 for done in running)
 
-    wait_until(both_workers_busy, timeout=BOUND_S, interval=0.05)
-    at_fault = credits_state(dep.res, acct.id)
-    t0 = time.monotonic()
-    dep.worker_1.sigkill()
+        wait_until(worker_1_mid_job, timeout=BOUND_S, interval=0.02)
+        at_fault = credits_state(dep.res, acct.id)
+        t0 = time.monotonic()
+        dep.worker_1.sigkill()
+    finally:
+        dep.worker_2.resume()
     elapsed = wait_all_terminal(dep.res, acct.id, t0)
     assert not dep.worker_1.alive()  # so the surviving worker finished the job
     with dep.res.db.read() as session:
@@ -413,19 +420,31 @@ def test_redis_killed_with_messages_queued(dep: Deployment) -> None:
     acct = make_account(dep.res, credits=200, tag="mn-redis")
     product = upload_product(dep.api_a, acct)
     image = base64.b64encode(png_bytes(160, 120)).decode()
-    batch = post_json(
-        dep.api_a,
-        "/api/v2/batches",
-        acct,
-        {"images": [{"id": f"i{i}", "image": image} for i in range(6)], "images_per_product": 2},
-    )
-    jobs = [create_scenes(dep.api_b, acct, product, 3) for _ in range(4)]
-    assert dep.redis.port is not None
-    queued = redis.Redis(port=dep.redis.port).llen("pixelmill-multinode")
-    assert queued >= 3, "the messages should be waiting in Redis"
-    at_fault = credits_state(dep.res, acct.id)
-    t0 = time.monotonic()
-    dep.redis.sigkill()  # nothing saved: every queued message is lost
+    # The workers are paused while the work is created, so the messages are still waiting in
+    # Redis when it dies however fast the machine is (a paused worker may hold one already).
+    workers = (dep.worker_1, dep.worker_2)
+    for worker in workers:
+        worker.pause()
+    try:
+        batch = post_json(
+            dep.api_a,
+            "/api/v2/batches",
+            acct,
+            {
+                "images": [{"id": f"i{i}", "image": image} for i in range(6)],
+                "images_per_product": 2,
+            },
+        )
+        jobs = [create_scenes(dep.api_b, acct, product, 3) for _ in range(4)]
+        assert dep.redis.port is not None
+        queued = redis.Redis(port=dep.redis.port).llen("pixelmill-multinode")
+        assert queued >= 6, "the messages should be waiting in Redis"
+        at_fault = credits_state(dep.res, acct.id)
+        t0 = time.monotonic()
+        dep.redis.sigkill()  # nothing saved: every queued message is lost
+    finally:
+        for worker in workers:
+            worker.resume()
     time.sleep(2)
     dep.redis.start()
     dep.cluster.wait_ready(dep.redis, timeout=20)
