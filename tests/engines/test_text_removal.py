@@ -1,16 +1,30 @@
-"""Tests for the text-removal engine: text rendered onto real photos must be gone afterwards
-(OCR reads nothing) and the text region must be closer to the clean photo."""
+"""Tests for the text-removal engine.
+
+OCR method (the default): rendered text must be gone afterwards (OCR reads nothing), the text
+region closer to the clean photo, and a photo without text comes back unchanged.
+
+Learned method (pixelmill-overlay): captions, a tiled semi-transparent watermark and a © corner
+logo rendered onto real photos must come out closer to the clean photo over the *whole image* by
+a stated margin (below the measured gain, in the comments); photos without overlays change
+little (the network's known weakness, bounded here); the network loads from the installed
+package.
+"""
 
 from __future__ import annotations
+
+from importlib.resources import files
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
+from PIL import Image as PILImage
+from PIL import ImageDraw, ImageFont
 from skimage import data
 
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult
 from pixelmill.engines.runtime.ocr import read_text
+from pixelmill.engines.text_removal import learned
 from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemovalParams
 
 Image = npt.NDArray[np.uint8]
@@ -23,7 +37,7 @@ def photo(name: str) -> Image:
 
 def psnr(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
     mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
-    return float(10 * np.log10(255.0**2 / mse))
+    return float(10 * np.log10(255.0**2 / mse)) if mse > 0 else 99.0
 
 
 def with_text(clean: Image, colour: tuple[int, int, int], outline: bool = False) -> Image:
@@ -41,13 +55,179 @@ def with_text(clean: Image, colour: tuple[int, int, int], outline: bool = False)
     return img
 
 
+def blend(clean: Image, coverage: npt.NDArray[np.float32], colour: tuple[int, int, int]) -> Image:
+    """``clean`` with a flat ``colour`` composited at per-pixel opacity ``coverage``."""
+    a = coverage[..., None]
+    out = (1 - a) * clean.astype(np.float32) + a * np.array(colour, np.float32)
+    return np.asarray(np.clip(np.rint(out), 0, 255), dtype=np.uint8)
+
+
+def with_watermark(clean: Image, opacity: float, colour: tuple[int, int, int]) -> Image:
+    """A rotated grid of "© PREVIEW" at ``opacity`` (Pillow's bundled font, so offline)."""
+    h, w = clean.shape[:2]
+    side = 2 * max(h, w)
+    layer = PILImage.new("L", (side, side), 0)
+    draw = ImageDraw.Draw(layer)
+    font = ImageFont.load_default(size=34)
+    for y in range(0, side, 110):
+        for x in range(-(y % 220), side, 260):
+            draw.text((x, y), "\u00a9 PREVIEW", fill=255, font=font)
+    layer = layer.rotate(30, resample=PILImage.Resampling.BILINEAR)
+    cov = np.asarray(layer, np.float32)[side // 4 : side // 4 + h, side // 4 : side // 4 + w]
+    return blend(clean, cov / 255.0 * opacity, colour)
+
+
+def with_logo(clean: Image) -> Image:
+    """An opaque white "© ACME™" mark in the bottom-right corner."""
+    h, w = clean.shape[:2]
+    layer = PILImage.new("L", (w, h), 0)
+    draw = ImageDraw.Draw(layer)
+    font = ImageFont.load_default(size=30)
+    x0, _, x1, y1 = draw.textbbox((0, 0), "\u00a9 ACME\u2122", font=font)
+    draw.text((w - (x1 - x0) - 16, h - y1 - 14), "\u00a9 ACME\u2122", fill=255, font=font)
+    return blend(clean, np.asarray(layer, np.float32) / 255.0, (255, 255, 255))
+
+
 def remove(image: Image, **params: object) -> EngineResult:
     return TextRemovalEngine().run(EngineInputs(image), TextRemovalParams.model_validate(params))
+
+
+def learn(image: Image, **params: object) -> EngineResult:
+    return remove(image, method="learned", **params)
 
 
 def characters(image: Image) -> int:
     return sum(len(line.text.replace(" ", "")) for line in read_text(image))
 
+
+# --- learned method ---------------------------------------------------------------------------
+
+# Whole-image PSNR gains (dB) the learned engine must reach; the measured gains (pixelmill-overlay
+# as committed, this machine) are in the comments.
+CAPTION_CASES = [
+    ("astronaut", (255, 255, 255), False, 6.0),  # measured +8.12
+    ("coffee", (15, 15, 15), False, 6.0),  # measured +7.99
+    ("chelsea", (255, 255, 255), True, 10.0),  # measured +14.74
+]
+
+
+@pytest.mark.parametrize(("name", "colour", "outline", "margin"), CAPTION_CASES)
+def test_learned_removes_captions(
+    name: str, colour: tuple[int, int, int], outline: bool, margin: float
+) -> None:
+    clean = photo(name)
+    dirty = with_text(clean, colour, outline)
+    result = learn(dirty)
+    out = result.images[0].pixels
+    assert out.shape == dirty.shape and out.dtype == np.uint8
+    assert psnr(out, clean) >= psnr(dirty, clean) + margin
+    assert "unmixed" in result.details["method"] and "Telea" in result.details["method"]
+    assert 0.0 < result.details["filled_coverage"] < 0.15
+
+
+@pytest.mark.parametrize(
+    ("name", "opacity", "colour", "margin"),
+    [
+        ("coffee", 0.4, (255, 255, 255), 0.5),  # measured +1.21
+        ("astronaut", 0.3, (20, 20, 20), 0.0),  # measured +0.14
+    ],
+)
+def test_learned_unmixes_a_semi_transparent_watermark(
+    name: str, opacity: float, colour: tuple[int, int, int], margin: float
+) -> None:
+    clean = photo(name)
+    dirty = with_watermark(clean, opacity, colour)
+    result = learn(dirty)
+    out = result.images[0].pixels
+    # Above the input, but by little: the network under-estimates the opacity of faint
+    # watermarks (MODEL_CARD.md).
+    assert psnr(out, clean) > psnr(dirty, clean) + margin
+    # The changed pixels were unmixed (recovered from the observed pixel), hardly any filled.
+    assert result.details["unmixed_coverage"] > 10 * result.details["filled_coverage"]
+
+
+def test_learned_removes_a_corner_logo_the_ocr_misses() -> None:
+    clean = photo("chelsea")
+    dirty = with_logo(clean)
+    out = learn(dirty).images[0].pixels
+    ocr = remove(dirty, method="ocr").images[0].pixels
+    # measured: input 29.65 dB, learned 48.69, OCR + Telea 34.60 (the OCR misses the ©)
+    assert psnr(out, clean) >= psnr(dirty, clean) + 12.0
+    assert psnr(out, clean) >= psnr(ocr, clean) + 8.0
+    # Far from the corner the photo is untouched.
+    h, w = clean.shape[:2]
+    assert np.array_equal(out[: h // 2, : w // 2], dirty[: h // 2, : w // 2])
+
+
+# (name, minimum PSNR, maximum share of pixels changed); measured: astronaut 35.35 dB / 6.1 %,
+# coffee 38.08 dB / 1.7 %, chelsea 69.93 dB / 0.05 %.
+CLEAN_CASES = [("astronaut", 34.0, 0.07), ("coffee", 36.0, 0.025), ("chelsea", 60.0, 0.002)]
+
+
+@pytest.mark.parametrize(("name", "min_psnr", "max_changed"), CLEAN_CASES)
+def test_learned_changes_a_photo_without_overlays_little(
+    name: str, min_psnr: float, max_changed: float
+) -> None:
+    # The network's known weakness: faint false detections on bright, high-contrast content.
+    # The default (OCR) method returns such photos unchanged (test_ocr_no_text_...).
+    clean = photo(name)
+    out = learn(clean).images[0].pixels
+    assert psnr(out, clean) >= min_psnr
+    assert float(np.any(out != clean, axis=2).mean()) <= max_changed
+
+
+def test_learned_keeps_rgba_alpha() -> None:
+    clean = np.ascontiguousarray(photo("coffee")[:, :480])
+    dirty = with_text(clean, (255, 255, 255))
+    alpha = np.full(dirty.shape[:2], 255, np.uint8)
+    alpha[:20] = 0
+    out = learn(np.dstack([dirty, alpha])).images[0].pixels
+    assert out.shape == (*dirty.shape[:2], 4)
+    assert np.array_equal(out[..., 3], alpha)
+    assert psnr(out[..., :3], clean) > psnr(dirty, clean) + 3.0
+
+
+def test_learned_tiles_large_images_like_the_whole_pass() -> None:
+    clean = np.asarray(
+        cv2.resize(photo("coffee"), (1600, 1000), interpolation=cv2.INTER_CUBIC), dtype=np.uint8
+    )
+    dirty = with_watermark(clean, 0.4, (255, 255, 255))
+    tiled = learned.predict(dirty)  # 1.6 MP: above WHOLE_MAX_PIXELS, so tiled
+    whole = learned._run_padded(dirty)
+    assert dirty.shape[0] * dirty.shape[1] > learned.WHOLE_MAX_PIXELS
+    # The halo gives each tile enough context: opacity differs by < 0.05 on 99.9 % of pixels.
+    assert float(np.mean(np.abs(tiled[..., 0] - whole[..., 0]) < 0.05)) > 0.999
+
+
+def test_the_network_loads_from_the_installed_package() -> None:
+    path = files("pixelmill.engines.text_removal") / "models" / learned.MODEL_FILE
+    assert path.is_file() and len(path.read_bytes()) < 2_000_000
+    learned.load()
+    info = learned.model_info()
+    assert info["params"] > 10_000 and 0.5 <= info["threshold"] < 1.0
+    out = learned.predict(np.zeros((37, 45, 3), np.uint8))
+    assert out.shape == (37, 45, 7) and out.dtype == np.float32
+    assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
+
+
+def test_learned_fill_head_and_ocr_guide() -> None:
+    clean = photo("astronaut")
+    dirty = with_text(clean, (255, 255, 255))
+    head = learn(dirty, fill="learned")
+    assert "fill head" in head.details["method"]
+    assert psnr(head.images[0].pixels, clean) > psnr(dirty, clean) + 3.0
+    guided = learn(dirty, ocr_guide=True)
+    assert guided.details["text_regions"] >= 2
+    assert "PP-OCRv4" in guided.details["method"]
+    assert psnr(guided.images[0].pixels, clean) > psnr(dirty, clean) + 3.0
+
+
+def test_the_default_method_is_ocr() -> None:
+    assert TextRemovalParams().method == "ocr"
+    assert TextRemovalParams().fill == "telea"
+
+
+# --- OCR method -----------------------------------------------------------------------------
 
 CASES = [
     ("astronaut", (255, 255, 255), False),
@@ -57,12 +237,14 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "colour", "outline"), CASES)
-def test_rendered_text_is_removed(name: str, colour: tuple[int, int, int], outline: bool) -> None:
+def test_ocr_rendered_text_is_removed(
+    name: str, colour: tuple[int, int, int], outline: bool
+) -> None:
     clean = photo(name)
     dirty = with_text(clean, colour, outline)
     region = cv2.dilate(np.any(dirty != clean, axis=2).astype(np.uint8), np.ones((7, 7))) > 0
 
-    result = remove(dirty)
+    result = remove(dirty, method="ocr")
     # The engine's own OCR read the rendered text (so the test is meaningful) ...
     assert sum(len(t.replace(" ", "")) for t in result.details["texts"]) >= 20
     out = result.images[0].pixels
@@ -82,38 +264,39 @@ def test_rendered_text_is_removed(name: str, colour: tuple[int, int, int], outli
     assert "Telea" in details["method"]
 
 
-def test_no_text_returns_the_image_unchanged() -> None:
+def test_ocr_no_text_returns_the_image_unchanged() -> None:
     clean = photo("astronaut")
-    result = remove(clean)
+    result = remove(clean, method="ocr")
     assert np.array_equal(result.images[0].pixels, clean)
     assert result.details["text_regions"] == 0
     assert result.details["mask_coverage"] == 0.0
     assert "no text found" in result.details["method"]
 
 
-def test_unreadable_detections_are_kept_unless_asked() -> None:
+def test_ocr_unreadable_detections_are_kept_unless_asked() -> None:
     # The detector fires on the cat's fur; without recognition those regions would be inpainted.
     cat = photo("chelsea")
-    assert remove(cat).details["text_regions"] == 0
-    forced = remove(cat, include_unreadable=True)
+    assert remove(cat, method="ocr").details["text_regions"] == 0
+    forced = remove(cat, method="ocr", include_unreadable=True)
     assert forced.details["text_regions"] >= 1
     assert not np.array_equal(forced.images[0].pixels, cat)
 
 
-def test_rgba_alpha_is_kept_and_box_mask_covers_more() -> None:
+def test_ocr_rgba_alpha_is_kept_and_box_mask_covers_more() -> None:
     clean = np.ascontiguousarray(photo("coffee")[:, :480])
     dirty = with_text(clean, (255, 255, 255))
     alpha = np.full(dirty.shape[:2], 255, np.uint8)
     alpha[:20] = 0
     rgba = np.dstack([dirty, alpha])
-    strokes = remove(rgba)
-    boxes = remove(rgba, mask="boxes")
+    strokes = remove(rgba, method="ocr")
+    boxes = remove(rgba, method="ocr", mask="boxes")
     assert strokes.images[0].pixels.shape == rgba.shape
     assert np.array_equal(strokes.images[0].pixels[..., 3], alpha)
     assert boxes.details["mask_coverage"] > strokes.details["mask_coverage"]
     assert boxes.details["text_regions"] == strokes.details["text_regions"] >= 2
 
 
-def test_rejects_non_rgb_arrays() -> None:
+@pytest.mark.parametrize("method", ["learned", "ocr"])
+def test_rejects_non_rgb_arrays(method: str) -> None:
     with pytest.raises(EngineError):
-        remove(np.zeros((32, 32), np.uint8))
+        remove(np.zeros((32, 32), np.uint8), method=method)

@@ -1,10 +1,18 @@
-"""The ``text_removal`` engine: find text with OCR, mask its strokes, inpaint them away.
+"""The ``text_removal`` engine: remove captions, watermarks and logos. Two methods.
 
-Detection is PP-OCRv4 (RapidOCR). By default a detected region is removed only if the
-recogniser can read it: the detector alone also fires on fur, foliage and fabric, and inpainting
-those would damage the photo. ``include_unreadable`` drops that check for stylised lettering.
-Inpainting is OpenCV's Telea fast-marching method (radius 5): about 100–200 ms per megapixel
-for typical text coverage; no learned inpainting model ships offline (``docs/models.md``).
+``method="ocr"`` (default): find text with OCR, mask its strokes, inpaint them away. Detection
+is PP-OCRv4 (RapidOCR). By default a detected region is removed only if the recogniser can read
+it: the detector alone also fires on fur, foliage and fabric, and inpainting those would damage
+the photo. ``include_unreadable`` drops that check for stylised lettering. Inpainting is
+OpenCV's Telea fast-marching method (radius 5): about 100–200 ms per megapixel for typical text
+coverage.
+
+``method="learned"``: pixelmill-overlay, our own compact network (``learned.py``,
+``models/MODEL_CARD.md``), predicts every pixel's overlay opacity and colour; semi-transparent
+pixels are *unmixed* (the blend is inverted), opaque ones filled. With ``ocr_guide`` the OCR
+stroke mask is added to the pixels to fill. It is not the default: on the held-out pairs
+(``bench/bench_text_removal.py``) it beats OCR + Telea only on tiled semi-transparent
+watermarks, and it changes a few per cent of the pixels of photos without overlays.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from pixelmill.engines.base import BaseEngine, EngineError, EngineInputs, EngineResult, OutputImage
 from pixelmill.engines.runtime.ocr import Quad, detect_text_boxes, load_ocr, read_text
+from pixelmill.engines.text_removal import learned
 from pixelmill.engines.text_removal.mask import box_mask, polygon, stroke_mask
 
 INPAINT_RADIUS = 5
@@ -33,6 +42,25 @@ def _clipped_rect(region: Quad, w: int, h: int) -> list[int]:
 class TextRemovalParams(BaseModel):
     """Options for ``text_removal``; all optional."""
 
+    method: Literal["ocr", "learned"] = Field(
+        "ocr",
+        description=(
+            "ocr: text the OCR reads is masked stroke by stroke and inpainted (OpenCV Telea); "
+            "learned: our overlay network (pixelmill-overlay) unmixes semi-transparent overlays "
+            "(watermarks) and fills opaque text and logos anywhere in the image - better on "
+            "tiled watermarks and on logos the OCR cannot read, worse on plain captions, and it "
+            "changes a few per cent of the pixels of photos without any overlay"
+        ),
+    )
+    fill: Literal["telea", "learned"] = Field(
+        "telea",
+        description="learned method only: how opaque overlay pixels are filled (OpenCV Telea "
+        "inpainting, or the network's own fill head)",
+    )
+    ocr_guide: bool = Field(
+        False,
+        description="learned method only: also fill the stroke mask of text the OCR finds",
+    )
     mask: Literal["strokes", "boxes"] = Field(
         "strokes",
         description=(
@@ -54,7 +82,8 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
     Params: ClassVar[type[BaseModel]] = TextRemovalParams
 
     def _load(self) -> None:
-        """Load the OCR models (once per process)."""
+        """Load the overlay network and the OCR models (once per process)."""
+        learned.load()
         load_ocr()
 
     def _run(self, inputs: EngineInputs, params: TextRemovalParams) -> EngineResult:
@@ -63,17 +92,62 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
             raise EngineError(
                 f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}"
             )
+        if params.method == "learned":
+            return self._run_learned(image, params)
+        return self._run_ocr(image, params)
 
-        texts: list[str] = []
-        boxes: list[Quad]
+    def _ocr_boxes(
+        self, image: np.ndarray, params: TextRemovalParams
+    ) -> tuple[list[Quad], list[str], str]:
         if params.include_unreadable:
-            boxes = detect_text_boxes(image)
-            detection = "PP-OCRv4 text detection"
-        else:
-            lines = read_text(image)
-            boxes = [line.box for line in lines]
-            texts = [line.text for line in lines]
-            detection = "PP-OCRv4 text detection, kept where the recogniser reads text"
+            return detect_text_boxes(image), [], "PP-OCRv4 text detection"
+        lines = read_text(image)
+        return (
+            [line.box for line in lines],
+            [line.text for line in lines],
+            "PP-OCRv4 text detection, kept where the recogniser reads text",
+        )
+
+    def _run_learned(self, image: np.ndarray, params: TextRemovalParams) -> EngineResult:
+        rgb = np.ascontiguousarray(image[..., :3])
+        h, w = rgb.shape[:2]
+        details: dict[str, Any] = {}
+        extra = None
+        guide = ""
+        if params.ocr_guide:
+            boxes, texts, detection = self._ocr_boxes(image, params)
+            details.update(
+                text_regions=len(boxes), texts=texts, boxes=[_clipped_rect(b, w, h) for b in boxes]
+            )
+            if boxes:
+                extra = stroke_mask(image, boxes) > 0
+            guide = f" + {detection}: stroke masks of the text found also filled"
+        removal = learned.remove_overlay(rgb, params.fill, extra)
+        info = learned.model_info()
+        filling = (
+            "the network's fill head"
+            if params.fill == "learned"
+            else f"OpenCV Telea inpainting (radius {learned.TELEA_RADIUS})"
+        )
+        details.update(
+            method=(
+                f"pixelmill-overlay network ({info['params']:,} parameters, onnxruntime) predicts "
+                "each pixel's overlay opacity and colour: semi-transparent pixels unmixed "
+                "(clean = (observed - opacity * colour) / (1 - opacity)), opaque pixels "
+                f"(opacity >= {learned.FILL_AT:g}) filled by {filling}; pixels with opacity "
+                f"< {learned.KEEP_BELOW:g}, or in regions that nowhere reach "
+                f"{learned.SUPPORT:g}, kept as they are{guide}"
+            ),
+            mask_coverage=round(removal.unmixed_fraction + removal.filled_fraction, 4),
+            unmixed_coverage=round(removal.unmixed_fraction, 4),
+            filled_coverage=round(removal.filled_fraction, 4),
+            model=info,
+        )
+        out = removal.image if image.shape[2] == 3 else np.dstack([removal.image, image[..., 3]])
+        return EngineResult([OutputImage(np.ascontiguousarray(out), "result")], details)
+
+    def _run_ocr(self, image: np.ndarray, params: TextRemovalParams) -> EngineResult:
+        boxes, texts, detection = self._ocr_boxes(image, params)
 
         h, w = image.shape[:2]
         details: dict[str, Any] = {
