@@ -100,6 +100,9 @@ def main() -> None:
     ap.add_argument("--balanced", action="store_true", help="balance overlay vs other pixels")
     ap.add_argument("--pos-weight", type=float, default=4.0, help="extra BCE weight on overlay")
     ap.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
+    ap.add_argument(
+        "--kind-weights", type=str, default="0.35,0.3,0.2,0.15", help="caption,watermark,logo,clean"
+    )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--eval-every", type=int, default=500)
@@ -114,7 +117,8 @@ def main() -> None:
 
     train_paths, val_paths = split(args.data)
     images = [load_rgb(p) for p in train_paths]
-    sampler = PatchSampler(images, args.patch, args.seed)
+    weights = tuple(float(v) for v in args.kind_weights.split(","))
+    sampler = PatchSampler(images, args.patch, args.seed, weights)
     val = validation_pairs(
         val_paths[:: max(1, len(val_paths) // args.val_images)][: args.val_images]
     )
