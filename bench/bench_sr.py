@@ -1,18 +1,23 @@
-"""Benchmark pixelmill-sr (our learned super-resolution) against bicubic.
+"""Benchmark pixelmill-sr (our learned super-resolution) against bicubic and its earlier weights.
 
 Run: ``.venv/bin/python bench/bench_sr.py [--data /work/shared/data/sr-train] [--quick]``
 
-Quality (PSNR-Y, BT.601 studio range, ``scale`` pixels shaved at each border):
+Quality (PSNR-Y, BT.601 studio range, ``scale`` pixels shaved at each border), per degradation
+and scale, on:
 
 - the 10 validation images held out from training (the seeded split in ``training/sr/data.py``:
   3 CBSD68, 4 CSun_Hays80, 3 CUrban100), skipped when the data folder is absent;
 - real photos never trained on, from scikit-image: astronaut, coffee, chelsea, rocket (colour),
   camera, coins, clock (grey, used as R = G = B).
 
-Protocol: HR cropped to a multiple of the scale; LR = PIL bicubic downscale of the uint8 RGB
-image (antialiased, the degradation used in training); bicubic baseline = PIL bicubic upscale of
-that LR image; ours = ``upscale_learned(LR, scale)``. Both outputs are uint8 RGB and scored the
-same way (``_common.psnr_y``).
+Protocol: HR cropped to a multiple of the scale; LR = ``data.degrade(HR, scale, d)`` for each
+degradation ``d`` in ``data.EVAL_DEGRADATIONS`` (PIL bicubic with antialiasing, OpenCV cubic and
+linear without, area, PIL bilinear, PIL and OpenCV nearest, blur before / noise or JPEG after a
+bicubic downscale), the uint8 RGB a user would upload; bicubic baseline = PIL bicubic upscale of
+that LR image. Columns: the previous weights (commit ``OLD_COMMIT``, trained on clean bicubic
+only, read from git), ``balanced`` and ``high`` (``upscale_learned(LR, scale, quality)``), all
+through the same tiled pipeline; all outputs are uint8 RGB scored the same way
+(``_common.psnr_y``).
 
 Speed: milliseconds per *input* megapixel of ``upscale_learned`` (the whole call: colour
 conversion, tiles, onnxruntime with 2 intra-op threads, bicubic chroma) on a 1 MP input, median
@@ -27,9 +32,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import multiprocessing
-import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,12 +47,26 @@ from PIL import Image
 from skimage import data as skdata
 
 from _common import print_table, psnr_y, resize_to_area
-from pixelmill.engines.upscale.learned import load, model_info, upscale_learned
+from pixelmill.engines.runtime.onnx import OnnxModel
+from pixelmill.engines.upscale.learned import (
+    load,
+    model_info,
+    network_meta,
+    run_network,
+    upscale_learned,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "training" / "sr"))
+# The degradations and the seeded split (training/sr/data.py needs only numpy, PIL and cv2).
+sr_data: Any = importlib.import_module("data")
+
 PHOTOS_COLOUR = ("astronaut", "coffee", "chelsea", "rocket")
 PHOTOS_GREY = ("camera", "coins", "clock")
 U8 = npt.NDArray[np.uint8]
+# The weights before mixed-degradation training (clean bicubic only), for the "old" column.
+OLD_COMMIT = "87f613253fc34bb2a9894e27dab5820f3c7caf22"
+MODELS_DIR = "src/pixelmill/engines/upscale/models"
 
 
 def photo(name: str) -> U8:
@@ -64,14 +84,25 @@ def pil_resize(img: U8, w: int, h: int) -> U8:
     return np.asarray(out, dtype=np.uint8)
 
 
-def score(hr_full: U8, scale: int) -> tuple[float, float]:
-    """(bicubic, ours) PSNR-Y for one HR image at one scale."""
-    hr = crop_to_multiple(hr_full, scale)
-    h, w = hr.shape[:2]
-    lr = pil_resize(hr, w // scale, h // scale)
-    bic = pil_resize(lr, w, h)
-    ours = upscale_learned(lr, scale)  # type: ignore[arg-type]
-    return psnr_y(bic, hr, shave=scale), psnr_y(ours, hr, shave=scale)
+def old_models(tmp: Path) -> dict[int, tuple[OnnxModel, dict[str, str]]]:
+    """The earlier ×2/×4 exports from git (empty when git or the commit is unavailable)."""
+    out: dict[int, tuple[OnnxModel, dict[str, str]]] = {}
+    for scale in (2, 4):
+        name = f"pixelmill-sr-x{scale}.onnx"
+        try:
+            blob = subprocess.run(
+                ["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:{MODELS_DIR}/{name}"],
+                check=True,
+                capture_output=True,
+            ).stdout
+        except (OSError, subprocess.CalledProcessError):
+            print(f"(git show {OLD_COMMIT[:8]}:{name} failed: no 'old' column)")
+            return {}
+        path = tmp / name
+        path.write_bytes(blob)
+        model = OnnxModel(path)
+        out[scale] = (model, network_meta(model))
+    return out
 
 
 def load_rgb(path: Path) -> U8:
@@ -82,12 +113,8 @@ def load_rgb(path: Path) -> U8:
 def image_sets(data_root: Path) -> dict[str, list[tuple[str, U8]]]:
     sets: dict[str, list[tuple[str, U8]]] = {}
     if data_root.is_dir():
-        sys.path.insert(0, str(ROOT / "training" / "sr"))
-        # The training split (seeded; training/sr/data.py needs only numpy and PIL).
-        split = importlib.import_module("data").split
-        _, val = split(data_root, seed=0)
-        for f in val:
-            sets.setdefault(f"held-out {f.parent.name}", []).append((f.name, load_rgb(f)))
+        _, val = sr_data.split(data_root, seed=0)
+        sets["held-out"] = [(f"{f.parent.name}/{f.name}", load_rgb(f)) for f in val]
     else:
         print(f"(no {data_root}: skipping the held-out validation images)")
     photos: list[tuple[str, U8]] = []
@@ -96,70 +123,62 @@ def image_sets(data_root: Path) -> dict[str, list[tuple[str, U8]]]:
     for name in PHOTOS_GREY:
         g = photo(name)
         photos.append((name, np.repeat(g[..., None], 3, axis=2)))
-    sets["skimage photos"] = photos
+    sets["skimage"] = photos
     return sets
 
 
-def quality(sets: dict[str, list[tuple[str, U8]]], scales: tuple[int, ...]) -> None:
-    per_image: list[dict[str, object]] = []
-    summary: list[dict[str, object]] = []
-    for scale in scales:
-        all_gains: list[float] = []
-        held_gains: list[float] = []
-        for set_name, images in sets.items():
-            bics: list[float] = []
-            ours_l: list[float] = []
-            for name, img in images:
-                bic, ours = score(img, scale)
-                bics.append(bic)
-                ours_l.append(ours)
-                per_image.append(
-                    {
-                        "scale": f"x{scale}",
-                        "set": set_name,
-                        "image": name,
-                        "bicubic dB": bic,
-                        "pixelmill-sr dB": ours,
-                        "gain dB": ours - bic,
-                    }
+def quality(
+    sets: dict[str, list[tuple[str, U8]]],
+    scales: tuple[int, ...],
+    degradations: list[str],
+    old: dict[int, tuple[OnnxModel, dict[str, str]]],
+) -> None:
+    methods: dict[str, Callable[[U8, int], U8]] = {
+        "balanced": lambda lr, s: upscale_learned(lr, s, "balanced"),  # type: ignore[arg-type]
+        "high": lambda lr, s: upscale_learned(lr, s, "high"),  # type: ignore[arg-type]
+    }
+    if old:
+        methods = {"old": lambda lr, s: run_network(lr, *old[s]), **methods}
+    worst: dict[tuple[int, str], tuple[float, str, str]] = {}
+    for set_name, images in sets.items():
+        rows: list[dict[str, object]] = []
+        for scale in scales:
+            for deg_name in degradations:
+                d = sr_data.EVAL_DEGRADATIONS[deg_name]
+                bic_l: list[float] = []
+                gains: dict[str, list[float]] = {m: [] for m in methods}
+                for img_name, img in images:
+                    hr = crop_to_multiple(img, scale)
+                    h, w = hr.shape[:2]
+                    lr = sr_data.degrade(hr, scale, d)
+                    bic = psnr_y(pil_resize(lr, w, h), hr, shave=scale)
+                    bic_l.append(bic)
+                    for m, fn in methods.items():
+                        g = psnr_y(fn(lr, scale), hr, shave=scale) - bic
+                        gains[m].append(g)
+                        key = (scale, m)
+                        if m != "old" and (key not in worst or g < worst[key][0]):
+                            worst[key] = (g, img_name, deg_name)
+                row: dict[str, object] = {
+                    "scale": f"x{scale}",
+                    "degradation": deg_name,
+                    "bicubic dB": statistics.fmean(bic_l),
+                }
+                for m in methods:
+                    row[f"{m} gain"] = statistics.fmean(gains[m])
+                row["balanced worst img"] = min(gains["balanced"])
+                row["high worst img"] = min(gains["high"])
+                row["high - balanced"] = statistics.fmean(gains["high"]) - statistics.fmean(
+                    gains["balanced"]
                 )
-            gains = [o - b for o, b in zip(ours_l, bics, strict=True)]
-            all_gains += gains
-            if set_name.startswith("held-out"):
-                held_gains += gains
-            summary.append(
-                {
-                    "scale": f"x{scale}",
-                    "set": set_name,
-                    "images": len(images),
-                    "bicubic dB": statistics.fmean(bics),
-                    "pixelmill-sr dB": statistics.fmean(ours_l),
-                    "gain dB": statistics.fmean(gains),
-                }
-            )
-        if held_gains:
-            summary.append(
-                {
-                    "scale": f"x{scale}",
-                    "set": "ALL held-out (mean gain)",
-                    "images": len(held_gains),
-                    "bicubic dB": "",
-                    "pixelmill-sr dB": "",
-                    "gain dB": statistics.fmean(held_gains),
-                }
-            )
-        summary.append(
-            {
-                "scale": f"x{scale}",
-                "set": "ALL unseen images (mean gain)",
-                "images": len(all_gains),
-                "bicubic dB": "",
-                "pixelmill-sr dB": "",
-                "gain dB": statistics.fmean(all_gains),
-            }
+                rows.append(row)
+        print_table(
+            rows,
+            f"PSNR-Y on {set_name} ({len(images)} images): mean bicubic dB, mean gain over "
+            "bicubic in dB (old = previous weights), worst single image",
         )
-    print_table(per_image, "PSNR-Y per image (shave = scale)")
-    print_table(summary, "PSNR-Y per set: mean over images")
+    for (scale, m), (g, img_name, deg_name) in sorted(worst.items()):
+        print(f"x{scale} {m}: worst image gain {g:+.2f} dB ({img_name}, {deg_name})")
 
 
 def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float, float]:
@@ -181,39 +200,55 @@ def speed(repeat: int) -> None:
     h, w = src.shape[:2]
     mp = h * w / 1e6
     rows: list[dict[str, object]] = []
-    for scale in (2, 4, 8):
-        img = src if scale != 8 else resize_to_area(src, 0.25)
-        ih, iw = img.shape[:2]
-        imp = ih * iw / 1e6
-        med, best, cpu = timings(lambda img=img, s=scale: upscale_learned(img, s), repeat)  # type: ignore[misc]
-        info: dict[str, Any] = model_info(scale)
-        rows.append(
-            {
-                "scale": f"x{scale}",
-                "input": f"{iw}x{ih}",
-                "model": info["name"],
-                "ms/input MP (median)": med * 1000 / imp,
-                "ms/input MP (min)": best * 1000 / imp,
-                "CPU ms/input MP (median, all threads)": cpu * 1000 / imp,
-                "ms/output MP (median)": med * 1000 / (imp * scale * scale),
-            }
-        )
+    for quality_level in ("balanced", "high"):
+        for scale in (2, 4, 8):
+            img = src if scale != 8 else resize_to_area(src, 0.25)
+            ih, iw = img.shape[:2]
+            imp = ih * iw / 1e6
+            med, best, cpu = timings(
+                lambda img=img, s=scale, q=quality_level: upscale_learned(img, s, q),  # type: ignore[misc]
+                repeat,
+            )
+            info: dict[str, Any] = model_info(scale, quality_level)
+            rows.append(
+                {
+                    "quality": quality_level,
+                    "scale": f"x{scale}",
+                    "input": f"{iw}x{ih}",
+                    "model": info["name"],
+                    "ms/input MP (median)": med * 1000 / imp,
+                    "ms/input MP (min)": best * 1000 / imp,
+                    "CPU ms/input MP (median, all threads)": cpu * 1000 / imp,
+                    "ms/output MP (median)": med * 1000 / (imp * scale * scale),
+                }
+            )
     print_table(rows, f"Speed, onnxruntime 2 intra-op threads, {repeat} runs after 1 warm-up")
     print(f"(input for x2/x4: coffee resized to {w}x{h} = {mp:.2f} MP; x8: 0.25 MP. CPU time")
     print(" counts both onnxruntime threads: on an idle machine wall ~ CPU / 2 at best.)")
-    for s in (2, 4):
-        print(f"x{s}: {model_info(s)}")
+    for q in ("balanced", "high"):
+        for s in (2, 4):
+            print(f"{q} x{s}: {model_info(s, q)}")
+
+
+def _rss_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
 
 
 def _peak_growth(megapixels: float, scale: int) -> tuple[str, float, float]:
     """In a fresh process: (input size, peak RSS growth in MiB over the loaded models, output
-    MiB) for one ``upscale_learned`` call on coffee resized to ``megapixels``."""
+    MiB) for one ``upscale_learned`` call on coffee resized to ``megapixels``. The peak is
+    reset after loading (Linux ``clear_refs`` 5), since building the sessions peaks higher than
+    a call does."""
     img = resize_to_area(photo("coffee"), megapixels)
     load()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    Path("/proc/self/clear_refs").write_text("5")
+    before = _rss_kib("VmRSS")
     out = upscale_learned(img, scale)  # type: ignore[arg-type]
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return f"{img.shape[1]}x{img.shape[0]}", (after - before) / 1024, out.nbytes / 2**20
+    peak = _rss_kib("VmHWM")
+    return f"{img.shape[1]}x{img.shape[0]}", (peak - before) / 1024, out.nbytes / 2**20
 
 
 def memory() -> None:
@@ -234,21 +269,98 @@ def memory() -> None:
     print_table(rows, "Memory: peak RSS growth of one call over the loaded models (Linux)")
 
 
+def _busiest(img: U8, side: int) -> tuple[int, int]:
+    """Top-left corner of the ``side``-px window (on a coarse grid) with the most gradient."""
+    y = img[..., 1].astype(np.float32)
+    energy = np.abs(np.diff(y, axis=0))[:, :-1] + np.abs(np.diff(y, axis=1))[:-1]
+    best, corner = -1.0, (0, 0)
+    for r in range(0, energy.shape[0] - side, side // 4):
+        for c in range(0, energy.shape[1] - side, side // 4):
+            e = float(energy[r : r + side, c : c + side].mean())
+            if e > best:
+                best, corner = e, (r, c)
+    return corner
+
+
+def contact_sheet(path: Path, old: dict[int, tuple[OnnxModel, dict[str, str]]]) -> None:
+    """A JPEG of crops at x2 from non-antialiased input (``cv2.INTER_CUBIC`` downscale): the
+    input (pixel-doubled), bicubic, the previous weights, balanced, high and the original, each
+    crop shown at 2x zoom (nearest) so the pixels can be compared by eye."""
+    import cv2
+
+    # Only the bundled scikit-image photos: the shared research images are measured, not
+    # shipped (not even as crops).
+    crops: list[tuple[str, U8, tuple[int, int]]] = []
+    coffee = photo("coffee")
+    crops.append(("coffee", coffee, _busiest(coffee, 128)))
+    crops.append(("astronaut", photo("astronaut"), (40, 160)))
+    crops.append(("chelsea", photo("chelsea"), (60, 160)))
+    side, zoom, scale = 128, 2, 2
+    d = sr_data.EVAL_DEGRADATIONS["bicubic (cv2, no antialias)"]
+    labels = ["input (cv2 cubic, no AA)", "bicubic", "old weights", "balanced", "high", "original"]
+    rows: list[U8] = []
+    for title, img, (y, x) in crops:
+        hr = crop_to_multiple(img, scale)
+        h, w = hr.shape[:2]
+        lr = sr_data.degrade(hr, scale, d)
+        outs = [
+            np.repeat(np.repeat(lr, scale, axis=0), scale, axis=1),
+            pil_resize(lr, w, h),
+            run_network(lr, *old[2]) if old else pil_resize(lr, w, h),
+            upscale_learned(lr, 2, "balanced"),
+            upscale_learned(lr, 2, "high"),
+            hr,
+        ]
+        tiles = []
+        for label, out in zip(labels, outs, strict=True):
+            c = out[y : y + side, x : x + side]
+            c = np.repeat(np.repeat(c, zoom, axis=0), zoom, axis=1)
+            c = np.ascontiguousarray(np.pad(c, ((22, 4), (4, 4), (0, 0)), constant_values=255))
+            score = "" if label in ("original", labels[0]) else f" {psnr_y(out, hr, scale):.2f}dB"
+            cv2.putText(c, label + score, (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1)
+            tiles.append(c)
+        row = np.concatenate(tiles, axis=1)
+        head = np.full((20, row.shape[1], 3), 255, np.uint8)
+        cv2.putText(
+            head,
+            title + " (PSNR-Y of the whole image)",
+            (4, 15),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.45,
+            (0, 0, 0),
+            1,
+        )
+        rows.append(np.concatenate([head, row], axis=0))
+    sheet = np.concatenate(rows, axis=0)
+    Image.fromarray(sheet).save(path, quality=90)
+    print(f"wrote {path} ({sheet.shape[1]}x{sheet.shape[0]})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "sr-train")
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--quick", action="store_true", help="x2 and x4 only, 3 timing runs")
+    ap.add_argument("--quick", action="store_true", help="3 degradations, 3 timing runs, no memory")
+    ap.add_argument("--scales", default="2,4", help="scales for the quality tables")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--sheet", type=Path, default=None, help="write the x2 contact sheet here")
     args = ap.parse_args()
-    scales = (2, 4) if args.quick else (2, 4, 8)
+    if args.sheet is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            contact_sheet(args.sheet, old_models(Path(tmp)))
+        return
+    scales = tuple(int(s) for s in args.scales.split(","))
+    degradations = list(sr_data.EVAL_DEGRADATIONS)
+    if args.quick:
+        degradations = [*degradations[:2], "nearest (cv2)"]
     if not args.no_quality:
-        quality(image_sets(args.data), scales)
+        with tempfile.TemporaryDirectory() as tmp:
+            quality(image_sets(args.data), scales, degradations, old_models(Path(tmp)))
     if not args.no_speed:
         speed(3 if args.quick else args.repeat)
-    if not args.no_memory:
+    if not args.no_memory and not args.quick:
         memory()
 
 

@@ -6,6 +6,7 @@ import socket
 from importlib.resources import files
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -18,10 +19,20 @@ from pixelmill.engines.upscale.learned import model_info, upscale_learned
 
 U8 = npt.NDArray[np.uint8]
 
-# Measured on skimage coffee (600x400 cropped to the scale, LR = PIL bicubic downscale, PSNR-Y
-# with `scale` pixels shaved) with the committed weights: x2 +1.97 dB, x4 +1.09 dB over PIL
-# bicubic (see models/MODEL_CARD.md). The margins below are set a little under those.
-MIN_GAIN_DB = {2: 1.8, 4: 0.95}
+# Fixed real photos never trained on (scikit-image), scored against PIL bicubic upscaling of the
+# same input (PSNR-Y, `scale` pixels shaved). Measured with the committed weights (full tables in
+# models/MODEL_CARD.md); each margin is set a little under the measurement, so a regression in the
+# weights or the pipeline fails here.
+# Clean input (PIL bicubic downscale with antialiasing), coffee: x2 +1.05 dB, x4 +0.81 dB.
+MIN_GAIN_DB = {2: 0.9, 4: 0.7}
+# Non-antialiased x2 input (cv2.INTER_CUBIC downscale, what cv2.resize gives; the previous
+# weights lost about 2 dB to bicubic here). balanced: coffee -0.13, astronaut +0.58, camera
+# +0.32 dB: on average above bicubic, but not on every photo (coffee), so the per-photo floor
+# is stated as measured, not as zero. high: +0.66, +0.71, +0.53 dB.
+MIN_MEAN_GAIN_NOAA_X2_DB = 0.15
+MIN_PHOTO_GAIN_NOAA_X2_DB = {"balanced": -0.25, "high": 0.3}
+# high over balanced at x2 (mean of coffee and astronaut): clean +0.22, no-antialias +0.46 dB.
+MIN_HIGH_OVER_BALANCED_DB = 0.15
 
 
 def _psnr_y(a: U8, b: U8, shave: int) -> float:
@@ -40,14 +51,39 @@ def _pil_resize(img: U8, w: int, h: int) -> U8:
     return np.asarray(Image.fromarray(img).resize((w, h), Image.Resampling.BICUBIC))
 
 
+def _pair(name: str, scale: int, antialias: bool) -> tuple[U8, U8]:
+    """(HR, LR): the photo cropped to a multiple of ``scale`` and its downscale, by PIL bicubic
+    (antialiased) or by ``cv2.INTER_CUBIC`` (no antialiasing)."""
+    hr = _photo(name)
+    if hr.ndim == 2:
+        hr = np.repeat(hr[..., None], 3, axis=2)
+    h, w = (hr.shape[0] // scale) * scale, (hr.shape[1] // scale) * scale
+    hr = np.ascontiguousarray(hr[:h, :w])
+    if antialias:
+        lr = _pil_resize(hr, w // scale, h // scale)
+    else:
+        lr = np.asarray(cv2.resize(hr, (w // scale, h // scale), interpolation=cv2.INTER_CUBIC))
+    return hr, lr
+
+
+def _gain(name: str, scale: int, antialias: bool, quality: str = "balanced") -> float:
+    """PSNR-Y gain in dB of ``upscale_learned`` over PIL bicubic upscaling of the same input."""
+    hr, lr = _pair(name, scale, antialias)
+    h, w = hr.shape[:2]
+    ours = upscale_learned(lr, scale, quality)  # type: ignore[arg-type]
+    return _psnr_y(ours, hr, scale) - _psnr_y(_pil_resize(lr, w, h), hr, scale)
+
+
 def test_models_ship_in_the_package_and_load_without_network(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     models = files("pixelmill.engines.upscale") / "models"
-    for name in ("pixelmill-sr-x2.onnx", "pixelmill-sr-x4.onnx", "MODEL_CARD.md"):
+    names = {*learned.MODEL_FILES.values(), *learned.HIGH_FILES.values()}
+    assert names == {"pixelmill-sr-x2.onnx", "pixelmill-sr-x4.onnx", "pixelmill-sr-x2-high.onnx"}
+    for name in [*sorted(names), "MODEL_CARD.md"]:
         assert (models / name).is_file(), name
-    for scale in (2, 4):
-        assert 0 < len((models / f"pixelmill-sr-x{scale}.onnx").read_bytes()) < 5 * 1024 * 1024
+    for name in names:
+        assert 0 < len((models / name).read_bytes()) < 5 * 1024 * 1024
 
     def no_network(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the model tried to open a network connection")
@@ -55,14 +91,15 @@ def test_models_ship_in_the_package_and_load_without_network(
     monkeypatch.setattr(socket, "socket", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     # Fresh sessions, so loading really happens under the patch.
-    for scale, name in learned.MODEL_FILES.items():
-        model = OnnxModel(learned.model_file(scale))
-        model.load()
-        assert model.loaded
-        assert name.endswith(".onnx")
+    for quality in learned.QUALITIES:
+        for scale in (2, 4):
+            model = OnnxModel(learned.model_file(scale, quality))
+            model.load()
+            assert model.loaded
     learned.load()
-    out = upscale_learned(np.zeros((8, 8, 3), np.uint8), 2)
-    assert out.shape == (16, 16, 3)
+    for quality in learned.QUALITIES:
+        out = upscale_learned(np.zeros((8, 8, 3), np.uint8), 2, quality)  # type: ignore[arg-type]
+        assert out.shape == (16, 16, 3)
 
 
 def test_model_info() -> None:
@@ -72,9 +109,18 @@ def test_model_info() -> None:
         assert 1_000 < info["params"] < 1_000_000
         assert 0 < info["file_bytes"] < 5 * 1024 * 1024
         assert info["macs_per_input_pixel"] > 0
+    high = model_info(2, "high")
+    assert high["name"] == "pixelmill-sr-x2-high"
+    # A genuinely larger network, not the balanced one under another name.
+    assert high["params"] > 4 * model_info(2)["params"]
+    assert high["macs_per_input_pixel"] > 4 * model_info(2)["macs_per_input_pixel"]
+    assert model_info(4, "high")["file"] == learned.HIGH_FILES[4]
     assert len(model_info(8)["stages"]) == 2
+    assert model_info(8, "high")["stages"][1]["name"] == "pixelmill-sr-x2-high"
     with pytest.raises(ValueError):
         model_info(3)
+    with pytest.raises(ValueError):
+        model_info(2, "ultra")
 
 
 @pytest.mark.parametrize("scale", [2, 4, 8])
@@ -101,12 +147,27 @@ def test_rgba_keeps_alpha_and_colour() -> None:
     assert (flat[..., 3] == 77).all()
 
 
-def test_tiled_inference_equals_one_tile(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("quality", ["balanced", "high"])
+def test_tiled_inference_equals_one_tile(monkeypatch: pytest.MonkeyPatch, quality: str) -> None:
     img = _pil_resize(_photo("astronaut"), 700, 530)
-    tiled = upscale_learned(img, 2)  # 512-px tiles: 4 of them, with halos
+    tiled = upscale_learned(img, 2, quality)  # type: ignore[arg-type]  # 512-px tiles: 4
     monkeypatch.setitem(learned.TILE, 2, 4096)
-    whole = upscale_learned(img, 2)
+    whole = upscale_learned(img, 2, quality)  # type: ignore[arg-type]
     np.testing.assert_array_equal(tiled, whole)
+
+
+def test_high_mirror_ensemble_is_the_mean_of_both_passes() -> None:
+    img = _photo("chelsea")[:90, :110]
+    info = model_info(2, "high")
+    assert info["mirror_ensemble"] is True and model_info(2)["mirror_ensemble"] is False
+    model = OnnxModel(learned.model_file(2, "high"))
+    meta = learned.network_meta(model)
+    plain = learned.run_network(img, model, meta).astype(np.float64)
+    mirrored = learned.run_network(np.ascontiguousarray(img[:, ::-1]), model, meta)[:, ::-1]
+    both = upscale_learned(img, 2, "high").astype(np.float64)
+    # The ensemble averages the luma predictions before colour is put back and rounded.
+    assert np.abs(both - (plain + mirrored) / 2).max() <= 1.0
+    assert np.abs(both - plain).mean() > 0.05  # the second pass really ran
 
 
 def test_rejects_bad_input() -> None:
@@ -119,12 +180,23 @@ def test_rejects_bad_input() -> None:
 
 
 @pytest.mark.parametrize("scale", [2, 4])
-def test_beats_bicubic_on_a_real_photo(scale: int) -> None:
-    hr = _photo("coffee")  # 400x600, not in the training data
-    h, w = (hr.shape[0] // scale) * scale, (hr.shape[1] // scale) * scale
-    hr = hr[:h, :w]
-    lr = _pil_resize(hr, w // scale, h // scale)
-    bicubic = _pil_resize(lr, w, h)
-    ours = upscale_learned(lr, scale)  # type: ignore[arg-type]
-    gain = _psnr_y(ours, hr, scale) - _psnr_y(bicubic, hr, scale)
+def test_beats_bicubic_on_clean_bicubic_input(scale: int) -> None:
+    gain = _gain("coffee", scale, antialias=True)
     assert gain >= MIN_GAIN_DB[scale], f"x{scale}: only {gain:+.2f} dB over bicubic"
+
+
+@pytest.mark.parametrize("quality", ["balanced", "high"])
+def test_not_below_bicubic_on_non_antialiased_x2_input(quality: str) -> None:
+    gains = {n: _gain(n, 2, False, quality) for n in ("coffee", "astronaut", "camera")}
+    assert sum(gains.values()) / len(gains) >= MIN_MEAN_GAIN_NOAA_X2_DB, gains
+    assert min(gains.values()) >= MIN_PHOTO_GAIN_NOAA_X2_DB[quality], gains
+
+
+@pytest.mark.parametrize("antialias", [True, False])
+def test_high_beats_balanced_at_x2(antialias: bool) -> None:
+    diffs = [
+        _gain(name, 2, antialias, "high") - _gain(name, 2, antialias, "balanced")
+        for name in ("coffee", "astronaut")
+    ]
+    mean = sum(diffs) / len(diffs)
+    assert mean >= MIN_HIGH_OVER_BALANCED_DB, f"high - balanced: {diffs}"

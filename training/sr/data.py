@@ -78,7 +78,11 @@ TRAIN_EVAL = (
 )
 
 
-def sample_degradation(rng: np.random.Generator, scale: int) -> Degradation:
+def sample_degradation(rng: np.random.Generator, scale: int, clean: float = 0.0) -> Degradation:
+    """One random degradation; with probability ``clean`` the plain PIL bicubic downscale
+    (no blur, noise or JPEG), otherwise the full draw (which includes it too)."""
+    if clean > 0 and rng.random() < clean:
+        return Degradation()
     kernel = KERNELS[int(rng.choice(len(KERNELS), p=KERNEL_PROB))]
     blur = float(rng.uniform(0.3, 0.6 * scale)) if rng.random() < P_BLUR else 0.0
     noise = float(rng.uniform(1.0, 5.0)) if rng.random() < P_NOISE else 0.0
@@ -211,9 +215,16 @@ class PatchSampler:
     BORDER = 4
 
     def __init__(
-        self, sources: list[Source], scale: int, patch: int, margin: int, seed: int
+        self,
+        sources: list[Source],
+        scale: int,
+        patch: int,
+        margin: int,
+        seed: int,
+        clean: float = 0.0,
     ) -> None:
         self.sources = sources
+        self.clean = clean
         self.scale = scale
         self.patch = patch
         self.margin = margin
@@ -251,7 +262,7 @@ class PatchSampler:
             # Skip most nearly flat patches: they teach little and dominate natural photos.
             if hr.std() < 0.008 and self.rng.random() < 0.7:
                 continue
-            d = sample_degradation(self.rng, s)
+            d = sample_degradation(self.rng, s, self.clean)
             lr_rgb = degrade(hr_rgb, s, d, self.rng)
             xs[k, 0] = rgb_to_y(lr_rgb[b : b + size, b : b + size])
             ys[k, 0] = hr

@@ -39,6 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("checkpoint", type=Path)
     ap.add_argument("output", type=Path)
+    ap.add_argument("--name", default=None, help="pixelmill_name (default pixelmill-sr-x<scale>)")
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
@@ -48,7 +49,7 @@ def main() -> None:
     net.load_state_dict(ck["model"])
     net = net.plain()
     meta = {
-        "pixelmill_name": f"pixelmill-sr-x{cfg['scale']}",
+        "pixelmill_name": args.name or f"pixelmill-sr-x{cfg['scale']}",
         "pixelmill_step": str(ck.get("step", "")),
         "pixelmill_params": str(net.param_count()),
         "pixelmill_macs_per_input_pixel": str(net.macs_per_input_pixel()),

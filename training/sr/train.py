@@ -83,6 +83,13 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=30.0, help="time budget")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument(
+        "--clean",
+        type=float,
+        default=0.0,
+        help="extra share of patches with the plain PIL bicubic degradation (see data.py)",
+    )
+    ap.add_argument("--warmup", type=int, default=0, help="linear learning-rate warm-up steps")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument(
@@ -145,7 +152,9 @@ def main() -> None:
         flush=True,
     )
 
-    sampler = PatchSampler(sources, args.scale, args.patch, net.margin, seed=args.seed)
+    sampler = PatchSampler(
+        sources, args.scale, args.patch, net.margin, seed=args.seed, clean=args.clean
+    )
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     budget = args.minutes * 60.0
     start = time.time()
@@ -159,6 +168,10 @@ def main() -> None:
         if progress >= 1.0:
             break
         lr = args.lr * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * progress)))
+        if step < args.warmup:
+            # Linear warm-up: a restarted Adam takes full-size steps at once, which knocks a
+            # network continued from an export off what it had learned before it adapts.
+            lr *= (step + 1) / args.warmup
         for g in opt.param_groups:
             g["lr"] = lr
         xs, ys = sampler.batch(args.batch)

@@ -1,5 +1,10 @@
 """pixelmill-sr: our own learned super-resolution (×2, ×4; ×8 = ×4 then ×2), run with onnxruntime.
 
+Two quality levels: ``balanced`` runs the compact ×2 and ×4 networks, ``high`` a larger ×2
+network (×4 ``high`` runs the balanced ×4 network). All were trained on a mix of real-world
+degradations (bicubic with and without antialiasing, area, bilinear, nearest, mild blur, noise,
+JPEG), so one network serves every kind of downscaled upload without detecting which it got.
+
 The networks (trained by ``training/sr/``, described in ``models/MODEL_CARD.md``) are small
 residual CNNs on the luma channel: every convolution runs at the input resolution with *valid*
 padding, a pixel shuffle makes the output, and a linear 5×5 skip initialised to bicubic carries
@@ -27,8 +32,16 @@ import numpy.typing as npt
 from pixelmill.engines.runtime.onnx import OnnxModel
 
 Scale = Literal[2, 4, 8]
+Quality = Literal["balanced", "high"]
 SCALES: tuple[int, ...] = (2, 4, 8)
+QUALITIES: tuple[str, ...] = ("balanced", "high")
+# The network file per quality level and native scale. ``high`` ×4 runs the ``balanced`` ×4
+# network (no larger ×4 network was trained yet; ``model_info`` says which file runs).
 MODEL_FILES: dict[int, str] = {2: "pixelmill-sr-x2.onnx", 4: "pixelmill-sr-x4.onnx"}
+HIGH_FILES: dict[int, str] = {2: "pixelmill-sr-x2-high.onnx", 4: "pixelmill-sr-x4.onnx"}
+FILES: dict[str, dict[int, str]] = {"balanced": MODEL_FILES, "high": HIGH_FILES}
+# ``high`` ×2 also averages the prediction for the left-right mirrored input (self-ensemble).
+MIRROR: dict[str, bool] = {"balanced": False, "high": True}
 # Low-resolution tile side (without the halo) per network scale: about 0.25 MP of input per
 # tile for ×2 and 0.06 MP for ×4 keeps the largest buffers at a few tens of MB.
 TILE: dict[int, int] = {2: 512, 4: 256}
@@ -38,51 +51,61 @@ _Y_WEIGHTS = np.array([65.481, 128.553, 24.966], dtype=np.float32) / 255.0
 _DELTA_GAIN = 255.0 * 255.0 / 219.0  # luma in 0..1 units -> RGB 0..255 units
 
 
-def model_file(scale: int) -> Traversable:
-    """The packaged ONNX file of the network for ``scale`` (2 or 4)."""
-    return files("pixelmill.engines.upscale") / "models" / MODEL_FILES[scale]
+def _file_name(scale: int, quality: str) -> str:
+    if quality not in FILES:
+        raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
+    if scale not in FILES[quality]:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale}")
+    return FILES[quality][scale]
 
 
-_MODELS: dict[int, OnnxModel] = {s: OnnxModel(model_file(s)) for s in MODEL_FILES}
+def model_file(scale: int, quality: str = "balanced") -> Traversable:
+    """The packaged ONNX file of the network for ``scale`` (2 or 4) at ``quality``."""
+    return files("pixelmill.engines.upscale") / "models" / _file_name(scale, quality)
+
+
+_MODELS: dict[str, OnnxModel] = {
+    name: OnnxModel(files("pixelmill.engines.upscale") / "models" / name)
+    for name in sorted({*MODEL_FILES.values(), *HIGH_FILES.values()})
+}
 
 
 def load() -> None:
-    """Create both ONNX sessions now (idempotent, thread-safe)."""
+    """Create every ONNX session now (idempotent, thread-safe)."""
     for model in _MODELS.values():
         model.load()
 
 
-@cache
-def _meta(scale: int) -> dict[str, str]:
-    meta = _MODELS[scale].session.get_modelmeta().custom_metadata_map
+def network_meta(model: OnnxModel) -> dict[str, str]:
+    """The ``pixelmill_*`` metadata an exported network carries (config, step, counts)."""
+    meta = model.session.get_modelmeta().custom_metadata_map
     return {str(k): str(v) for k, v in meta.items()}
 
 
 @cache
-def _margin(scale: int) -> int:
-    return int(json.loads(_meta(scale)["pixelmill_config"])["margin"])
+def _meta(name: str) -> dict[str, str]:
+    return network_meta(_MODELS[name])
 
 
-def model_info(scale: int) -> dict[str, Any]:
-    """Facts about the network(s) used for ``scale`` (2, 4 or 8), for ``details``."""
+def model_info(scale: int, quality: str = "balanced") -> dict[str, Any]:
+    """Facts about the network(s) used for ``scale`` (2, 4 or 8) at ``quality``, for
+    ``details``."""
     if scale == 8:
-        return {
-            "name": "pixelmill-sr-x4 then pixelmill-sr-x2",
-            "stages": [model_info(4), model_info(2)],
-        }
-    if scale not in MODEL_FILES:
-        raise ValueError(f"scale must be one of {SCALES}, got {scale}")
-    meta = _meta(scale)
+        first, second = model_info(4, quality), model_info(2, quality)
+        return {"name": f"{first['name']} then {second['name']}", "stages": [first, second]}
+    name = _file_name(scale, quality)
+    meta = _meta(name)
     cfg = json.loads(meta["pixelmill_config"])
     return {
-        "name": meta.get("pixelmill_name", f"pixelmill-sr-x{scale}"),
-        "file": MODEL_FILES[scale],
-        "file_bytes": len(model_file(scale).read_bytes()),
+        "name": meta.get("pixelmill_name", name.removesuffix(".onnx")),
+        "file": name,
+        "file_bytes": len(model_file(scale, quality).read_bytes()),
         "params": int(meta["pixelmill_params"]),
         "macs_per_input_pixel": int(meta["pixelmill_macs_per_input_pixel"]),
         "channels": int(cfg["channels"]),
         "depth": int(cfg["depth"]),
         "margin": int(cfg["margin"]),
+        "mirror_ensemble": MIRROR[quality] and scale == 2,
     }
 
 
@@ -94,10 +117,17 @@ def _luma01(rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     return np.asarray(y + np.float32(16.0 / 255.0), dtype=np.float32)
 
 
-def _upscale_once(img: npt.NDArray[np.uint8], scale: int) -> npt.NDArray[np.uint8]:
-    """One network pass (scale 2 or 4) over an RGB or RGBA uint8 image, tile by tile."""
-    model = _MODELS[scale]
-    m = _margin(scale)
+def run_network(
+    img: npt.NDArray[np.uint8], model: OnnxModel, meta: dict[str, str], mirror: bool = False
+) -> npt.NDArray[np.uint8]:
+    """One pass of an exported pixelmill-sr network (``meta`` from :func:`network_meta`) over
+    an RGB or RGBA uint8 image, tile by tile. With ``mirror`` the network also runs on each
+    tile mirrored left-right and the two luma predictions are averaged (a self-ensemble: twice
+    the time; the tile halo is symmetric, so tiling stays exact). Public so that benchmarks can
+    run other exports (e.g. earlier weights) through exactly the same pipeline."""
+    cfg = json.loads(meta["pixelmill_config"])
+    scale = int(cfg["scale"])
+    m = int(cfg["margin"])
     tile = TILE[scale]
     h, w, c = img.shape
     # Bicubic colour needs 2 LR pixels of context; the network needs m. Pad once (reflect).
@@ -115,6 +145,9 @@ def _upscale_once(img: npt.NDArray[np.uint8], scale: int) -> npt.NDArray[np.uint
             d = pad - m
             y_lr = y_src[d : d + th + 2 * m, d : d + tw + 2 * m]
             y_sr = model.run_single(np.ascontiguousarray(y_lr[None, None]))[0][0, 0]
+            if mirror:
+                flipped = np.ascontiguousarray(y_lr[None, None, :, ::-1])
+                y_sr = (y_sr + model.run_single(flipped)[0][0, 0, :, ::-1]) * np.float32(0.5)
             # Bicubic colour for the same tile, and the bicubic luma it carries (luma is linear:
             # the bicubic upscale of the LR luma). The colour is resized as uint8, which OpenCV
             # does about three times faster than float; its rounding moves the result by at most
@@ -135,17 +168,27 @@ def _upscale_once(img: npt.NDArray[np.uint8], scale: int) -> npt.NDArray[np.uint
     return out
 
 
-def upscale_learned(rgb_or_rgba: npt.NDArray[np.uint8], scale: Scale) -> npt.NDArray[np.uint8]:
+def _upscale_once(img: npt.NDArray[np.uint8], scale: int, quality: str) -> npt.NDArray[np.uint8]:
+    name = _file_name(scale, quality)
+    return run_network(img, _MODELS[name], _meta(name), mirror=MIRROR[quality] and scale == 2)
+
+
+def upscale_learned(
+    rgb_or_rgba: npt.NDArray[np.uint8], scale: Scale, quality: Quality = "balanced"
+) -> npt.NDArray[np.uint8]:
     """Upscale an RGB ``(H, W, 3)`` or RGBA ``(H, W, 4)`` uint8 image by ``scale`` (2, 4 or 8)
-    with pixelmill-sr; the result is exactly ``(H * scale, W * scale, C)`` uint8. ×8 runs the
-    ×4 network, then the ×2 network. Alpha is upscaled by bicubic interpolation."""
+    with pixelmill-sr at ``quality`` ("balanced": the compact networks, "high": the larger ×2
+    network); the result is exactly ``(H * scale, W * scale, C)`` uint8. ×8 runs the ×4
+    network, then the ×2 network. Alpha is upscaled by bicubic interpolation."""
     img = np.asarray(rgb_or_rgba)
     if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] not in (3, 4):
         raise ValueError(f"expected an (H, W, 3|4) uint8 image, got {img.dtype} {img.shape}")
     if img.shape[0] < 1 or img.shape[1] < 1:
         raise ValueError("empty image")
+    if quality not in FILES:
+        raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
     if scale == 8:
-        return _upscale_once(_upscale_once(img, 4), 2)
+        return _upscale_once(_upscale_once(img, 4, quality), 2, quality)
     if scale not in MODEL_FILES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale}")
-    return _upscale_once(img, scale)
+    return _upscale_once(img, scale, quality)
