@@ -13,7 +13,7 @@ are pre-smoothed by ``σp`` (0.35 × noise σ, at most 2) and ``σp`` is removed
 same way. After both, estimates on those photos land within ±0.25 px of the true σ at
 0.25 MP. Images that were themselves upscaled read higher (their own softness adds to the
 blur, and the estimate overshoots: a cat photo upscaled 2.7× and blurred by σ = 2 read 2.77),
-which is why the unblur engine deconvolves with 0.85 of the estimate.
+which is why the unblur engine deconvolves a Gaussian with 0.9 of the estimate (GAUSS_SAFETY).
 """
 
 from __future__ import annotations
