@@ -182,7 +182,12 @@ def test_sign_in_on_a_browser_without_the_key(tab: Tab, live: Live) -> None:
     expect(page.get_by_test_id("credits")).to_have_text("10")
     page.get_by_role("link", name="History", exact=True).click()
     expect(page.get_by_role("heading", name="Connect your API key")).to_be_visible()
-    page.get_by_role("textbox", name="Your API key").fill(key)
+    # Let the account read the shell started settle first: its answer may render the page
+    # again (a fresh, empty key field), which a field filled in the meantime would lose.
+    page.wait_for_load_state("networkidle")
+    field = page.get_by_role("textbox", name="Your API key")
+    field.fill(key)
+    expect(field).to_have_value(key)
     page.get_by_role("button", name="Use this key").click()
     expect(page.get_by_text("Nothing processed yet.")).to_be_visible()
 
