@@ -171,7 +171,14 @@ def test_readme_examples_run_as_written(
     assert 2_000_000 < photo_bytes < 5_000_000, photo_bytes  # a few MB, within the free plan
     Image.fromarray(product_rgb(640, 480)).save(work / "bottle.png")
 
-    script = ["set -euo pipefail", 'curl() { command curl --fail-with-body --show-error "$@"; }']
+    # The examples run on a fresh free-plan account (10 requests a minute). A person typing them
+    # takes longer than a minute; run back to back they may not, so curl waits out a 429 as its
+    # Retry-After says (--retry), as the Python client and the CLI do by themselves.
+    script = [
+        "set -euo pipefail",
+        "curl() { command curl --fail-with-body --show-error --retry 4 --retry-max-time 150"
+        ' "$@"; }',
+    ]
     for block in readme_blocks(README.read_text()):
         if block.skip_reason is None:
             # a marker on both streams: curl's answers end without a newline
