@@ -4,12 +4,11 @@ numbers, once, at migration time (so reading a list never writes): distinct, dra
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, select, text, update
+from sqlalchemy import select, update
 
 from pixelmill.accounts import service as accounts
 from pixelmill.db.migrate import upgrade
@@ -17,7 +16,7 @@ from pixelmill.db.models import Avatar, Product
 from pixelmill.db.session import Database
 from pixelmill.library import service as library
 from tests.conftest import BACKENDS, TEST_SECRET
-from tests.support import PG_URL, require_service
+from tests.support import postgres_schema
 
 
 @pytest.fixture(params=BACKENDS)
@@ -26,18 +25,8 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'numbers.db'}"
         return
-    require_service("PostgreSQL", "127.0.0.1", 5432)
-    schema = f"pm_mig_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    try:
-        yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with postgres_schema("pm_mig") as url:
+        yield url
 
 
 def test_older_rows_get_their_numbers_at_migration(empty_url: str) -> None:

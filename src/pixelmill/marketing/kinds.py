@@ -14,10 +14,11 @@ from sqlalchemy.orm import Session
 
 from pixelmill.db.models import Job
 from pixelmill.engines.base import OutputFile, PlannedFile
+from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import DecodedImage
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim
-from pixelmill.marketing.video import VideoBackend, render_spoken, script_for, speak
+from pixelmill.marketing.video import render_spoken, script_for, speak
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,7 @@ video job kind, quick-video): speech from the script, then the video engine, as 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from pixelmill.engines.base import EngineError, ImageArray, OutputFile
 from pixelmill.engines.speech import Speech, SpeechError, synthesize
@@ -15,24 +14,6 @@ from pixelmill.marketing.scripts import DEFAULT_TONE, ScriptResult, count_words,
 
 MAX_SCRIPT_WORDS = 200
 """Longest script a video job speaks (about 75 seconds)."""
-
-
-class VideoBackend(Protocol):
-    """Another renderer of a video job's MP4 (``PIXELMILL_ROUTE_VIDEO``: a provider's
-    talking-video model, ``providers.video``): given the image, the speech and the script, it
-    returns the MP4, or calls ``offline`` (the renderer here) when it falls back."""
-
-    def render(
-        self,
-        image: ImageArray,
-        speech: Speech,
-        script: str,
-        *,
-        aspect: str,
-        subtitles: bool,
-        seed: int,
-        offline: Callable[[], OutputFile],
-    ) -> OutputFile: ...
 
 
 def script_for(

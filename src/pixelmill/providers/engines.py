@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any, ClassVar, Literal, Protocol
+from typing import Annotated, Any, ClassVar, Literal
 
 import cv2
 import numpy as np
@@ -33,13 +33,12 @@ from pixelmill.engines.base import (
     EngineInputs,
     EngineResult,
     ImageArray,
-    OutputFile,
     OutputImage,
     PlannedImage,
 )
 from pixelmill.engines.prompt import aspect_ratio
 from pixelmill.engines.runtime.lazy import Lazy
-from pixelmill.engines.speech import Speech
+from pixelmill.engines.video import VideoBackend
 from pixelmill.errors import ProviderError
 from pixelmill.imaging import ImageInputError, ImageLimits, decode_image, encode_image
 from pixelmill.providers.comfyui import ComfyUIProvider
@@ -56,23 +55,6 @@ from pixelmill.providers.replicate import ReplicateProvider
 log = logging.getLogger("pixelmill.providers")
 
 Fallback = Literal["offline", "error"]
-
-
-class VideoBackend(Protocol):
-    """What renders a video job's MP4 (``marketing.video.VideoBackend``; built by
-    ``providers.video.RoutedVideo``)."""
-
-    def render(
-        self,
-        image: ImageArray,
-        speech: Speech,
-        script: str,
-        *,
-        aspect: str,
-        subtitles: bool,
-        seed: int,
-        offline: Callable[[], OutputFile],
-    ) -> OutputFile: ...
 
 
 @dataclass(frozen=True)

@@ -131,7 +131,7 @@ def mp4_info(data: bytes) -> Mp4Info:
 @dataclass
 class RoutedVideo:
     """Renders a video job's MP4 through the route (see the module docstring). Satisfies
-    ``marketing.video.VideoBackend``."""
+    ``engines.video.VideoBackend``."""
 
     route: Route
     backends: Backends
