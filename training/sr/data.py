@@ -78,12 +78,28 @@ TRAIN_EVAL = (
 )
 
 
-def sample_degradation(rng: np.random.Generator, scale: int, clean: float = 0.0) -> Degradation:
+def parse_kernel_prob(text: str) -> np.ndarray:
+    """``--kernel-prob``: seven comma-separated weights in the order of ``KERNELS``
+    (normalised to sum to 1), e.g. ``0.3,0.1,0.1,0.1,0.1,0.15,0.15``."""
+    w = np.array([float(v) for v in text.split(",")], dtype=np.float64)
+    if w.shape != (len(KERNELS),) or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"need {len(KERNELS)} non-negative weights ({', '.join(KERNELS)})")
+    return w / w.sum()
+
+
+def sample_degradation(
+    rng: np.random.Generator,
+    scale: int,
+    clean: float = 0.0,
+    kernel_prob: np.ndarray | None = None,
+) -> Degradation:
     """One random degradation; with probability ``clean`` the plain PIL bicubic downscale
-    (no blur, noise or JPEG), otherwise the full draw (which includes it too)."""
+    (no blur, noise or JPEG), otherwise the full draw (which includes it too). The kernel is
+    drawn with ``kernel_prob`` (``KERNEL_PROB`` when None)."""
     if clean > 0 and rng.random() < clean:
         return Degradation()
-    kernel = KERNELS[int(rng.choice(len(KERNELS), p=KERNEL_PROB))]
+    prob = KERNEL_PROB if kernel_prob is None else kernel_prob
+    kernel = KERNELS[int(rng.choice(len(KERNELS), p=prob))]
     blur = float(rng.uniform(0.3, 0.6 * scale)) if rng.random() < P_BLUR else 0.0
     noise = float(rng.uniform(1.0, 5.0)) if rng.random() < P_NOISE else 0.0
     jpeg = int(rng.integers(60, 96)) if rng.random() < P_JPEG else 0
@@ -222,9 +238,11 @@ class PatchSampler:
         margin: int,
         seed: int,
         clean: float = 0.0,
+        kernel_prob: np.ndarray | None = None,
     ) -> None:
         self.sources = sources
         self.clean = clean
+        self.kernel_prob = kernel_prob
         self.scale = scale
         self.patch = patch
         self.margin = margin
@@ -262,7 +280,7 @@ class PatchSampler:
             # Skip most nearly flat patches: they teach little and dominate natural photos.
             if hr.std() < 0.008 and self.rng.random() < 0.7:
                 continue
-            d = sample_degradation(self.rng, s, self.clean)
+            d = sample_degradation(self.rng, s, self.clean, self.kernel_prob)
             lr_rgb = degrade(hr_rgb, s, d, self.rng)
             xs[k, 0] = rgb_to_y(lr_rgb[b : b + size, b : b + size])
             ys[k, 0] = hr

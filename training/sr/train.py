@@ -17,7 +17,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from data import EVAL_DEGRADATIONS, TRAIN_EVAL, PatchSampler, load_sources, make_pair, split
+from data import (
+    EVAL_DEGRADATIONS,
+    KERNELS,
+    TRAIN_EVAL,
+    PatchSampler,
+    load_sources,
+    make_pair,
+    parse_kernel_prob,
+    split,
+)
 from model import SRNet
 from torch.nn import functional
 
@@ -89,8 +98,30 @@ def main() -> None:
         default=0.0,
         help="extra share of patches with the plain PIL bicubic degradation (see data.py)",
     )
+    ap.add_argument(
+        "--kernel-prob",
+        type=parse_kernel_prob,
+        default=None,
+        help="downscaling-kernel draw: 7 comma-separated weights in the order "
+        + ",".join(KERNELS)
+        + " (default data.KERNEL_PROB: 0.3 PIL bicubic, 0.7/6 each other)",
+    )
+    ap.add_argument(
+        "--loss",
+        choices=["l1", "l2"],
+        default="l1",
+        help="training loss; l2 (mean squared error) is what PSNR measures, and under an"
+        " ambiguous input (e.g. which pixel of each block a nearest-neighbour downscale kept)"
+        " it learns the mean of the possible images where l1 learns a median",
+    )
     ap.add_argument("--warmup", type=int, default=0, help="linear learning-rate warm-up steps")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--channels-last",
+        action="store_true",
+        help="keep the network's weights and activations channels-last (same arithmetic; about"
+        " 2x faster per step for C16 on one thread of this CPU)",
+    )
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument(
         "--eval-conditions",
@@ -147,13 +178,24 @@ def main() -> None:
                 **net.config(),
                 "params": net.param_count(),
                 "macs_per_input_pixel": net.macs_per_input_pixel(),
+                "kernel_prob": None
+                if args.kernel_prob is None
+                else [round(float(v), 4) for v in args.kernel_prob],
             }
         ),
         flush=True,
     )
 
+    if args.channels_last:
+        net = net.to(memory_format=torch.channels_last)
     sampler = PatchSampler(
-        sources, args.scale, args.patch, net.margin, seed=args.seed, clean=args.clean
+        sources,
+        args.scale,
+        args.patch,
+        net.margin,
+        seed=args.seed,
+        clean=args.clean,
+        kernel_prob=args.kernel_prob,
     )
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     budget = args.minutes * 60.0
@@ -176,7 +218,11 @@ def main() -> None:
             g["lr"] = lr
         xs, ys = sampler.batch(args.batch)
         pred = net(torch.from_numpy(xs))
-        loss = functional.l1_loss(pred, torch.from_numpy(ys))
+        target = torch.from_numpy(ys)
+        if args.loss == "l2":
+            loss = functional.mse_loss(pred, target)
+        else:
+            loss = functional.l1_loss(pred, target)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
