@@ -109,7 +109,7 @@ class Settings(BaseSettings):
         "it is answered 503 with Retry-After",
     )
     malloc_mmap_threshold: int = Field(
-        1024 * 1024,
+        4 * 1024 * 1024,
         ge=0,
         le=32 * 1024 * 1024,
         description="glibc: allocations of at least this many bytes (decoded images, engine "

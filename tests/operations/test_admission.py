@@ -327,3 +327,27 @@ def test_when_full_process_and_direct_cpu_routes_answer_503(
         assert held_reservations(res, acct.id) == 0
     finally:
         res.close()
+
+
+def test_on_idle_waits_until_the_process_stays_idle() -> None:
+    """Requests that follow each other closely keep their memory: ``on_idle`` (the trim) runs
+    once, after the last of them, not after each."""
+
+    async def scenario() -> tuple[list[float], float]:
+        calls: list[float] = []
+        gate = Admission(1, 0, 30, on_idle=lambda: calls.append(time.monotonic()), idle_delay_s=2)
+        for _ in range(5):
+            async with gate.slot():
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.02)
+        ended = time.monotonic()
+        assert calls == []  # five idle moments, each shorter than the delay
+        for _ in range(100):
+            if calls:
+                break
+            await asyncio.sleep(0.1)
+        return calls, ended
+
+    calls, ended = asyncio.run(scenario())
+    assert len(calls) == 1
+    assert calls[0] - ended >= 1.9
