@@ -83,7 +83,7 @@ def job_runner(res: Resources) -> JobRunner:
             limits=res.inputs.limits(),
             allow_loopback=res.settings.allow_loopback_urls,
             scene_size=res.settings.scene_size,
-            video=ugc_video if video_available() else None,
+            video=partial(ugc_video, backend=video_backend) if video_available() else None,
         )
         kinds[ASSET_COLLECTION_KIND] = AssetCollectionKind(
             scenes=scenes.engine, ads=ads, load_input=load_input, scene_size=res.settings.scene_size

@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from pixelmill.engines.video.encode import ffmpeg_exe
 from pixelmill.providers import parse_route
 from pixelmill.providers.video import mp4_info, parse_input_template
+from tests.advertising.test_http import _poll, shop
 from tests.images import encode, photo_rgb
 from tests.marketing.test_video_jobs import fetch, wait_video
 from tests.providers.conftest import RoutedApp, consistent_balance
@@ -206,3 +207,42 @@ def test_with_fallback_error_the_job_fails_with_the_reason(
             assert consistent_balance(res, acct.id) == 60
     creates = [p for p in fake.paths() if p == "POST /v1/predictions"]
     assert len(creates) == (2 if mode == "500" else 1)  # a 500 is retried once (two tries)
+
+
+def test_the_ad_pack_video_renders_through_replicate(
+    routed_app: RoutedApp, provider_mp4: bytes
+) -> None:
+    """The ad pack's UGC video takes the same route as the video job: the provider's MP4 is
+    the pack's video, byte for byte, and the pack is charged its price once."""
+    with (
+        serve("replicate") as fake,
+        shop() as base,
+        routed_app(**_settings(fake.url, allow_loopback_urls=True)) as (client, res),
+    ):
+        fake.output = (provider_mp4, "video/mp4", "mp4")
+        acct = make_account(res, credits=60)
+        r = client.post(
+            "/api/v2/ad-pack",
+            json={
+                "url": f"{base}/product",
+                "include_images": False,
+                "include_ads": False,
+                "include_captions": False,
+                "include_video": True,
+            },
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 202, r.text
+        price = r.json()["credits_reserved"]
+        body = _poll(client, acct, f"/api/v2/ad-pack/{r.json()['job_id']}", timeout=120)
+        assert body["status"] == "completed", body
+        assert fetch(client, body["ugc_video_url"]) == provider_mp4
+        assert body["credits_used"] == price
+        assert consistent_balance(res, acct.id) == 60 - price
+    (create,) = [s for s in fake.seen if s.path == "/v1/predictions"]
+    inputs = create.json["input"]
+    assert set(inputs) == {"source_image", "driven_audio", "still"}
+    assert _data_url(inputs["source_image"], "image/png").startswith(b"\x89PNG")
+    # The written script's speech is too large for a data URL: it went up through files.
+    assert inputs["driven_audio"] == f"{fake.url}/v1/files/f1"
+    assert "POST /v1/files" in fake.paths()

@@ -43,6 +43,7 @@ from pixelmill.engines.base import (
     PlannedImage,
 )
 from pixelmill.engines.scenes import ScenesParams, normalise_category
+from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import (
     DecodedImage,
     FetchPolicy,
@@ -156,9 +157,12 @@ def video_available() -> bool:
     return importlib.util.find_spec("pixelmill.marketing.video") is not None
 
 
-def ugc_video(image: ImageArray, facts: ProductFacts, seed: int) -> OutputFile:
+def ugc_video(
+    image: ImageArray, facts: ProductFacts, seed: int, backend: VideoBackend | None = None
+) -> OutputFile:
     """The pack's UGC video: a script written from the page's facts, spoken over the product
-    photo brought to life (the marketing domain's ``render_video``), 9:16 with subtitles."""
+    photo brought to life (the marketing domain's ``render_video``), 9:16 with subtitles; made
+    by ``backend`` (the provider route ``PIXELMILL_ROUTE_VIDEO``) when one is given."""
     from pixelmill.marketing.video import render_video
 
     return render_video(
@@ -170,6 +174,7 @@ def ugc_video(image: ImageArray, facts: ProductFacts, seed: int) -> OutputFile:
         duration_seconds=UGC_VIDEO_SECONDS,
         product_name=shorten(facts.name, 60),
         product_description=facts.description,
+        backend=backend,
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pixelmill.engines.base import EngineError, ImageArray, OutputFile
 from pixelmill.engines.speech import Speech, SpeechError, synthesize
-from pixelmill.engines.video import ASPECTS, EncodeError, render
+from pixelmill.engines.video import ASPECTS, EncodeError, VideoBackend, render
 from pixelmill.marketing.scripts import DEFAULT_TONE, ScriptResult, count_words, write_script
 
 MAX_SCRIPT_WORDS = 200
@@ -114,10 +114,13 @@ def render_video(
     tone: str = DEFAULT_TONE,
     product_name: str | None = None,
     product_description: str | None = None,
+    backend: VideoBackend | None = None,
 ) -> OutputFile:
     """An MP4 of ``image`` with ``script`` spoken over it (a face talks; a product gets camera
-    moves). An empty ``script`` is written first for ``duration_seconds`` in ``tone``. Raises
-    :class:`EngineError` for input that cannot be made into a video."""
+    moves). An empty ``script`` is written first for ``duration_seconds`` in ``tone``.
+    ``backend`` (a provider's talking-video model, ``PIXELMILL_ROUTE_VIDEO``) renders it
+    instead of the offline renderer, which stays its fallback. Raises :class:`EngineError` for
+    input that cannot be made into a video."""
     if aspect not in ASPECTS:
         raise EngineError(f"aspect must be one of {', '.join(ASPECTS)}")
     written: ScriptResult | None = None
@@ -135,7 +138,17 @@ def render_video(
         except ValueError as exc:
             raise EngineError(str(exc)) from exc
         text = written.script
-    output = render_spoken(image, speak(text), text, aspect=aspect, subtitles=subtitles, seed=seed)
+    speech = speak(text)
+
+    def offline() -> OutputFile:
+        return render_spoken(image, speech, text, aspect=aspect, subtitles=subtitles, seed=seed)
+
+    if backend is None:
+        output = offline()
+    else:
+        output = backend.render(
+            image, speech, text, aspect=aspect, subtitles=subtitles, seed=seed, offline=offline
+        )
     output.data["script_written"] = written is not None
     if written is not None:
         output.data["script_method"] = written.details["method"]
