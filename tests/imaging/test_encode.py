@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -166,3 +167,15 @@ def test_webp_larger_than_its_format_allows_is_a_clear_error() -> None:
     assert caught.value.code == "OUTPUT_TOO_LARGE"
     assert "16383" in caught.value.message
     assert sniff_format(encode_image(wide, "png")) == "png"  # other formats still work
+
+
+def test_png_with_alpha_is_exact_for_noise_and_odd_sizes() -> None:
+    """RGBA goes through fpng: every byte comes back, for PIL and OpenCV alike."""
+    rng = np.random.default_rng(5)
+    for h, w in ((1, 1), (1, 9), (7, 1), (123, 257)):
+        rgba = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+        data = encode_image(rgba, "png")
+        np.testing.assert_array_equal(read_back(data), rgba)
+        bgra = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+        assert bgra is not None
+        np.testing.assert_array_equal(cv2.cvtColor(bgra, cv2.COLOR_BGRA2RGBA), rgba)

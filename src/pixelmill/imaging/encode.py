@@ -11,6 +11,7 @@ import io
 from typing import Final, Literal
 
 import cv2
+import fpng
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
@@ -52,6 +53,11 @@ output would not fit (an 8x upscale of a 2100-pixel-wide image cannot be a WebP)
 # 4 MP RGB upscale: Paeth filter ~150 ms / 3.43 MB against ~600 ms / 3.79 MB.
 # Cut-outs are mostly flat runs (transparent background zeroed) where Up is cheapest; opaque
 # photos compress best with Paeth.
+# _FPNG: images with alpha (cut-outs, transparent results) are written by fpng instead
+# (Geldreich's single-pass PNG writer, MIT wrapper ``fpng`` on PyPI): the same 1 MP RGBA cut-out
+# in 6.8 ms / 1.11 MB against libpng's 39.6 ms / 1.04 MB (Up, RLE, level 1), lossless. Opaque
+# RGB stays on libpng: fpng wrote the 4 MP upscale in 39 ms but 4.58 MB against 316 ms /
+# 3.44 MB, a third more to download for every photo (measured side by side on this machine).
 _PNG_PARAMS_ALPHA: Final = [
     cv2.IMWRITE_PNG_COMPRESSION,
     1,
@@ -153,8 +159,11 @@ def encode_image(pixels: npt.NDArray[np.uint8], fmt: str, quality: int = 95) -> 
 
 def encode_png(pixels: npt.NDArray[np.uint8]) -> bytes:
     """Lossless PNG of uint8 ``(H, W)``, ``(H, W, 3)`` or ``(H, W, 4)`` pixels (RGB order), with
-    the fast filter and zlib settings above; 8-bit, colour type grey, RGB or RGBA as given."""
+    the fast filter and zlib settings above; 8-bit, colour type grey, RGB or RGBA as given.
+    RGBA goes through fpng (``_FPNG``)."""
     array = _checked_pixels(pixels)
+    if array.ndim == 3 and array.shape[2] == 4:
+        return bytes(fpng.from_ndarray(np.ascontiguousarray(array)))
     if array.ndim == 3:
         code = cv2.COLOR_RGBA2BGRA if array.shape[2] == 4 else cv2.COLOR_RGB2BGR
         array = np.asarray(cv2.cvtColor(array, code), dtype=np.uint8)
