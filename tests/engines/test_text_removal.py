@@ -24,7 +24,7 @@ from skimage import data
 
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult
 from pixelmill.engines.runtime.ocr import read_text
-from pixelmill.engines.text_removal import learned
+from pixelmill.engines.text_removal import learned, unmix
 from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemovalParams
 
 Image = npt.NDArray[np.uint8]
@@ -100,14 +100,72 @@ def characters(image: Image) -> int:
     return sum(len(line.text.replace(" ", "")) for line in read_text(image))
 
 
+# --- the opacity / colour fit (unmix.py), with a known coverage -------------------------------
+
+
+def watermark_coverage(h: int, w: int) -> npt.NDArray[np.float32]:
+    """Anti-aliased coverage (0..1) of a rotated grid of "(c) PREVIEW" (Pillow's bundled font)."""
+    side = 2 * max(h, w)
+    layer = PILImage.new("L", (side, side), 0)
+    draw = ImageDraw.Draw(layer)
+    font = ImageFont.load_default(size=34)
+    for y in range(0, side, 110):
+        for x in range(-(y % 220), side, 260):
+            draw.text((x, y), "\u00a9 PREVIEW", fill=255, font=font)
+    layer = layer.rotate(30, resample=PILImage.Resampling.BILINEAR)
+    cov = np.asarray(layer, np.float32)[side // 4 : side // 4 + h, side // 4 : side // 4 + w]
+    return np.ascontiguousarray(cov / 255.0, dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    ("name", "opacity", "colour"),
+    [
+        ("coffee", 0.4, (255, 255, 255)),
+        ("astronaut", 0.3, (20, 20, 20)),
+        ("chelsea", 0.55, (200, 40, 30)),
+    ],
+)
+def test_fit_recovers_opacity_and_colour_from_the_coverage(
+    name: str, opacity: float, colour: tuple[int, int, int]
+) -> None:
+    clean = photo(name)
+    cov = watermark_coverage(*clean.shape[:2])
+    dirty = blend(clean, cov * opacity, colour)
+    done = unmix.restore(dirty, cov)
+    assert done.image_fit is not None
+    a, c, explained = done.image_fit
+    assert abs(a - opacity) < 0.03
+    assert np.abs(np.array(c) * 255 - np.array(colour)).max() < 10
+    assert explained > 0.5  # measured 0.61 (astronaut) to 0.9: the background estimate is rough
+    # With the true coverage the watermark is all but gone (unmixed, nothing filled).
+    assert psnr(done.image, clean) >= psnr(dirty, clean) + 15.0
+    assert not done.filled.any()
+
+
+def test_fit_leaves_pixels_it_cannot_explain() -> None:
+    # A "coverage" on a photo without any overlay: no flat colour at one opacity explains the
+    # photo's own structure there, so nothing is changed.
+    clean = photo("astronaut")
+    cov = watermark_coverage(*clean.shape[:2])
+    done = unmix.restore(clean, cov)
+    assert done.image_fit is not None and done.image_fit[2] < unmix.Settings().min_explained
+    assert np.array_equal(done.image, clean)
+
+
+def test_fit_without_coverage_changes_nothing() -> None:
+    clean = photo("coffee")
+    done = unmix.restore(clean, np.zeros(clean.shape[:2], np.float32))
+    assert np.array_equal(done.image, clean) and done.image_fit is None
+
+
 # --- learned method ---------------------------------------------------------------------------
 
 # Whole-image PSNR gains (dB) the learned engine must reach; the measured gains (pixelmill-overlay
-# as committed, this machine) are in the comments.
+# and the fit in unmix.py as committed, this machine) are in the comments.
 CAPTION_CASES = [
-    ("astronaut", (255, 255, 255), False, 6.0),  # measured +8.12
-    ("coffee", (15, 15, 15), False, 6.0),  # measured +7.99
-    ("chelsea", (255, 255, 255), True, 10.0),  # measured +14.74
+    ("astronaut", (255, 255, 255), False, 7.0),  # measured +8.94
+    ("coffee", (15, 15, 15), False, 7.0),  # measured +8.80
+    ("chelsea", (255, 255, 255), True, 12.0),  # measured +14.25
 ]
 
 
@@ -121,15 +179,15 @@ def test_learned_removes_captions(
     out = result.images[0].pixels
     assert out.shape == dirty.shape and out.dtype == np.uint8
     assert psnr(out, clean) >= psnr(dirty, clean) + margin
-    assert "unmixed" in result.details["method"] and "Telea" in result.details["method"]
+    assert "fitted" in result.details["method"] and "Telea" in result.details["method"]
     assert 0.0 < result.details["filled_coverage"] < 0.15
 
 
 @pytest.mark.parametrize(
     ("name", "opacity", "colour", "margin"),
     [
-        ("coffee", 0.4, (255, 255, 255), 0.5),  # measured +1.21
-        ("astronaut", 0.3, (20, 20, 20), 0.0),  # measured +0.14
+        ("coffee", 0.4, (255, 255, 255), 1.5),  # measured +2.26
+        ("chelsea", 0.4, (255, 255, 255), 1.5),  # measured +2.12
     ],
 )
 def test_learned_unmixes_a_semi_transparent_watermark(
@@ -139,11 +197,27 @@ def test_learned_unmixes_a_semi_transparent_watermark(
     dirty = with_watermark(clean, opacity, colour)
     result = learn(dirty)
     out = result.images[0].pixels
-    # Above the input, but by little: the network under-estimates the opacity of faint
-    # watermarks (MODEL_CARD.md).
     assert psnr(out, clean) > psnr(dirty, clean) + margin
-    # The changed pixels were unmixed (recovered from the observed pixel), hardly any filled.
+    # The changed pixels were unmixed (recovered from the observed pixel), hardly any filled,
+    # with a fitted colour close to the true one.
     assert result.details["unmixed_coverage"] > 10 * result.details["filled_coverage"]
+    fit = result.details["overlay_fit"]
+    assert fit["explained"] >= learned.SETTINGS.min_explained
+    assert max(abs(a - b) for a, b in zip(fit["colour"], colour, strict=True)) < 20
+
+
+@pytest.mark.parametrize(("name", "opacity"), [("astronaut", 0.3), ("coffee", 0.5)])
+def test_learned_leaves_a_watermark_it_cannot_explain(name: str, opacity: float) -> None:
+    # Dark tiled watermarks: the network's coverage is too faint for a fit that explains them
+    # (measured: explained 0.20 / 0.11), so the regions are kept as they are rather than
+    # damaged (measured -0.10 dB from one filled speck on astronaut, 0.00 on coffee).
+    clean = photo(name)
+    dirty = with_watermark(clean, opacity, (20, 20, 20))
+    result = learn(dirty)
+    assert psnr(result.images[0].pixels, clean) >= psnr(dirty, clean) - 0.3
+    fit = result.details["overlay_fit"]
+    assert fit["kept"] == fit["regions"] > 0
+    assert result.details["unmixed_coverage"] == 0.0
 
 
 def test_learned_removes_a_corner_logo_the_ocr_misses() -> None:
@@ -151,25 +225,27 @@ def test_learned_removes_a_corner_logo_the_ocr_misses() -> None:
     dirty = with_logo(clean)
     out = learn(dirty).images[0].pixels
     ocr = remove(dirty, method="ocr").images[0].pixels
-    # measured: input 29.65 dB, learned 48.69, OCR + Telea 34.60 (the OCR misses the ©)
+    # measured: input 29.65 dB, learned 43.59, OCR + Telea 34.60 (the OCR misses the ©)
     assert psnr(out, clean) >= psnr(dirty, clean) + 12.0
-    assert psnr(out, clean) >= psnr(ocr, clean) + 8.0
+    assert psnr(out, clean) >= psnr(ocr, clean) + 7.0
     # Far from the corner the photo is untouched.
     h, w = clean.shape[:2]
     assert np.array_equal(out[: h // 2, : w // 2], dirty[: h // 2, : w // 2])
 
 
-# (name, minimum PSNR, maximum share of pixels changed); measured: astronaut 35.35 dB / 6.1 %,
-# coffee 38.08 dB / 1.7 %, chelsea 69.93 dB / 0.05 %.
-CLEAN_CASES = [("astronaut", 34.0, 0.07), ("coffee", 36.0, 0.025), ("chelsea", 60.0, 0.002)]
+# (name, minimum PSNR, maximum share of pixels changed); measured: astronaut 46.17 dB / 0.03 %,
+# coffee 37.08 dB / 1.6 %, chelsea unchanged.
+CLEAN_CASES = [("astronaut", 44.0, 0.002), ("coffee", 36.0, 0.02), ("chelsea", 99.0, 0.0)]
 
 
 @pytest.mark.parametrize(("name", "min_psnr", "max_changed"), CLEAN_CASES)
 def test_learned_changes_a_photo_without_overlays_little(
     name: str, min_psnr: float, max_changed: float
 ) -> None:
-    # The network's known weakness: faint false detections on bright, high-contrast content.
-    # The default (OCR) method returns such photos unchanged (test_ocr_no_text_...).
+    # False detections on bright, high-contrast content are filled only where the opacity head
+    # is sure somewhere in the region, and unmixed only where one fitted colour and opacity
+    # explain them; what is left is small. The OCR method returns such photos unchanged
+    # (test_ocr_no_text_...).
     clean = photo(name)
     out = learn(clean).images[0].pixels
     assert psnr(out, clean) >= min_psnr
@@ -195,8 +271,10 @@ def test_learned_tiles_large_images_like_the_whole_pass() -> None:
     tiled = learned.predict(dirty)  # 1.6 MP: above WHOLE_MAX_PIXELS, so tiled
     whole = learned._run_padded(dirty)
     assert dirty.shape[0] * dirty.shape[1] > learned.WHOLE_MAX_PIXELS
-    # The halo gives each tile enough context: opacity differs by < 0.05 on 99.9 % of pixels.
-    assert float(np.mean(np.abs(tiled[..., 0] - whole[..., 0]) < 0.05)) > 0.999
+    # The halo gives each tile enough context: every output (opacity, colour, fill, coverage)
+    # differs by < 0.05 on 99.9 % of pixels.
+    assert tiled.shape == whole.shape
+    assert float(np.mean(np.abs(tiled - whole).max(axis=2) < 0.05)) > 0.999
 
 
 def test_the_network_loads_from_the_installed_package() -> None:
@@ -204,9 +282,9 @@ def test_the_network_loads_from_the_installed_package() -> None:
     assert path.is_file() and len(path.read_bytes()) < 2_000_000
     learned.load()
     info = learned.model_info()
-    assert info["params"] > 10_000 and 0.5 <= info["threshold"] < 1.0
+    assert info["params"] > 10_000 and info["outputs"] in (7, 8)
     out = learned.predict(np.zeros((37, 45, 3), np.uint8))
-    assert out.shape == (37, 45, 7) and out.dtype == np.float32
+    assert out.shape == (37, 45, info["outputs"]) and out.dtype == np.float32
     assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
 
 

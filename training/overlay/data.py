@@ -137,14 +137,23 @@ def load_rgb(path: Path, max_side: int = 0) -> np.ndarray:
 class Overlay:
     alpha: np.ndarray  # (H, W) float32 in [0, 1]
     colour: np.ndarray  # (H, W, 3) float32 in [0, 1] (meaningless where alpha == 0)
+    cover: np.ndarray  # (H, W) float32: where the overlay is (glyph coverage), whatever its opacity
 
     @staticmethod
     def empty(h: int, w: int) -> Overlay:
-        return Overlay(np.zeros((h, w), np.float32), np.zeros((h, w, 3), np.float32))
+        return Overlay(
+            np.zeros((h, w), np.float32),
+            np.zeros((h, w, 3), np.float32),
+            np.zeros((h, w), np.float32),
+        )
 
-    def over(self, alpha: np.ndarray, colour: np.ndarray) -> None:
-        """Composite a layer (coverage ``alpha``, flat or per-pixel ``colour``) on top."""
+    def over(self, alpha: np.ndarray, colour: np.ndarray, cover: np.ndarray | None = None) -> None:
+        """Composite a layer (effective opacity ``alpha`` = anti-aliased ``cover`` x the layer's
+        opacity; ``cover`` defaults to ``alpha``, an opaque layer) in a flat or per-pixel
+        ``colour`` on top."""
         a2 = alpha.astype(np.float32)
+        k2 = a2 if cover is None else cover.astype(np.float32)
+        self.cover = (k2 + self.cover * (1.0 - k2)).astype(np.float32)
         a1 = self.alpha
         out = a2 + a1 * (1.0 - a2)
         num = a2[..., None] * colour + (a1 * (1.0 - a2))[..., None] * self.colour
@@ -223,7 +232,7 @@ def caption(rng: random.Random, h: int, w: int) -> Overlay:
             sm = text_mask(h, w, text, (x + dx, y + dy), face, stroke)
             sigma = rng.uniform(0.5, max(0.6, size / 12))
             sm = cv2.GaussianBlur(sm, (0, 0), sigma)
-            ov.over(sm * rng.uniform(0.3, 0.75), np.array([0.0, 0.0, 0.0], np.float32))
+            ov.over(sm * rng.uniform(0.3, 0.75), np.array([0.0, 0.0, 0.0], np.float32), sm)
         if outline:
             om = text_mask(h, w, text, (x, y), face, stroke)
             ov.over(om, o_col)
@@ -265,7 +274,8 @@ def watermark(rng: random.Random, h: int, w: int) -> Overlay:
     im = im.rotate(angle, resample=Image.Resampling.BILINEAR)
     m = np.asarray(im, np.float32) / 255.0
     oy, ox = (side - h) // 2, (side - w) // 2
-    ov.over(m[oy : oy + h, ox : ox + w] * opacity, colour)
+    m = m[oy : oy + h, ox : ox + w]
+    ov.over(m * opacity, colour, m)
     return ov
 
 
@@ -304,9 +314,11 @@ def logo(rng: random.Random, h: int, w: int) -> Overlay:
         ImageDraw.Draw(box).rounded_rectangle(
             (x - pad, y + y0 - pad, x + tw + pad, y + y1 + pad), radius=pad, fill=255
         )
-        ov.over(np.asarray(box, np.float32) / 255.0 * opacity, random_colour(rng))
+        bm = np.asarray(box, np.float32) / 255.0
+        ov.over(bm * opacity, random_colour(rng), bm)
     draw.text((x - x0, y - y0 + y0), text, fill=255, font=face)
-    ov.over(np.asarray(im, np.float32) / 255.0 * opacity, colour)
+    tm = np.asarray(im, np.float32) / 255.0
+    ov.over(tm * opacity, colour, tm)
     return ov
 
 
@@ -341,7 +353,7 @@ class PatchSampler:
         self.prob = sizes / sizes.sum()
         self.kind_weights = kind_weights
 
-    def sample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def sample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         p = self.patch
         im = self.images[int(self.nprng.choice(len(self.images), p=self.prob))]
         h, w = im.shape[:2]
@@ -355,13 +367,14 @@ class PatchSampler:
         if kind != "clean" and self.rng.random() < 0.15:
             other = self.rng.choice([k for k in GENERATORS if k != kind])
             extra = make_overlay(self.rng, other, p, p)
-            ov.over(extra.alpha, extra.colour)
+            ov.over(extra.alpha, extra.colour, extra.cover)
         obs = ov.apply(clean)
-        return obs, np.ascontiguousarray(clean), ov.alpha, ov.colour
+        return obs, np.ascontiguousarray(clean), ov.alpha, ov.colour, ov.cover
 
-    def batch(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(obs, clean, colour)`` as (n, 3, p, p) float32 in [0, 1], ``alpha`` (n, 1, p, p)."""
-        obs, clean, alpha, colour = zip(*(self.sample() for _ in range(n)), strict=True)
+    def batch(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(obs, clean, colour)`` as (n, 3, p, p) float32 in [0, 1], ``alpha`` and ``cover``
+        (n, 1, p, p)."""
+        obs, clean, alpha, colour, cover = zip(*(self.sample() for _ in range(n)), strict=True)
 
         def chw(xs: tuple[np.ndarray, ...], scale: float) -> np.ndarray:
             return np.stack(xs).astype(np.float32).transpose(0, 3, 1, 2) / scale
@@ -371,6 +384,7 @@ class PatchSampler:
             chw(clean, 255.0),
             np.stack(alpha)[:, None].astype(np.float32),
             chw(colour, 1.0),
+            np.stack(cover)[:, None].astype(np.float32),
         )
 
 
@@ -382,6 +396,7 @@ class ValPair:
     clean: np.ndarray  # uint8
     alpha: np.ndarray  # float32 (H, W)
     colour: np.ndarray  # float32 (H, W, 3)
+    cover: np.ndarray  # float32 (H, W): glyph coverage whatever the opacity
 
 
 def validation_pairs(paths: list[Path], seed: int = 7, max_side: int = 512) -> list[ValPair]:
@@ -401,6 +416,7 @@ def validation_pairs(paths: list[Path], seed: int = 7, max_side: int = 512) -> l
                     clean,
                     ov.alpha,
                     ov.colour,
+                    ov.cover,
                 )
             )
     return out

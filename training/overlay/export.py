@@ -18,7 +18,7 @@ def main() -> None:
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    net = OverlayNet(tuple(cfg["widths"])).eval()
+    net = OverlayNet(tuple(cfg["widths"]), int(cfg.get("outputs", 7))).eval()
     net.load_state_dict(ck["model"])
     dummy = torch.rand(1, 3, 64, 64)
     torch.onnx.export(

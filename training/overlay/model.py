@@ -1,9 +1,11 @@
 """pixelmill-overlay: a compact U-Net that predicts, per pixel, the overlay's alpha and colour
 (so semi-transparent overlays can be unmixed exactly) and a fill colour for opaque pixels.
 
-Input: RGB in [0, 1], (N, 3, H, W) with H and W multiples of 8. Output (N, 7, H, W):
+Input: RGB in [0, 1], (N, 3, H, W) with H and W multiples of 8. Output (N, 7 or 8, H, W):
 channel 0 alpha, 1-3 overlay colour, 4-6 fill (the clean photo's colour under opaque strokes),
-all after a sigmoid. Four scales (1, 1/2, 1/4, 1/8; strided 3x3 convolutions down, nearest
+7 (with ``outputs=8``) coverage: where the overlay is (its anti-aliased glyph coverage, 0..1),
+whatever its opacity - opacity and colour are then fitted per image (``fit.py``); all after a
+sigmoid. Four scales (1, 1/2, 1/4, 1/8; strided 3x3 convolutions down, nearest
 upsampling + 3x3 convolution on the concatenated skip up), ReLU, no normalisation.
 """
 
@@ -25,10 +27,13 @@ def conv(cin: int, cout: int, stride: int = 1) -> nn.Conv2d:
 
 
 class OverlayNet(nn.Module):
-    def __init__(self, widths: tuple[int, int, int, int] = (16, 24, 32, 48)) -> None:
+    def __init__(
+        self, widths: tuple[int, int, int, int] = (16, 24, 32, 48), outputs: int = 7
+    ) -> None:
         super().__init__()
         w0, w1, w2, w3 = widths
         self.widths = widths
+        self.outputs = outputs
         self.e0 = conv(3, w0)
         self.d1 = nn.ModuleList([conv(w0, w1, 2), conv(w1, w1)])
         self.d2 = nn.ModuleList([conv(w1, w2, 2), conv(w2, w2)])
@@ -36,11 +41,13 @@ class OverlayNet(nn.Module):
         self.u2 = conv(w3 + w2, w2)
         self.u1 = conv(w2 + w1, w1)
         self.u0 = conv(w1 + w0, w0)
-        self.head = nn.Conv2d(w0, 7, 1)
+        self.head = nn.Conv2d(w0, outputs, 1)
         nn.init.normal_(self.head.weight, std=0.01)
         with torch.no_grad():
             self.head.bias.zero_()
             self.head.bias[0] = -4.0  # start with "no overlay"
+            if outputs > 7:
+                self.head.bias[7] = -4.0
 
     @staticmethod
     def _seq(layers: nn.ModuleList, x: torch.Tensor) -> torch.Tensor:
@@ -93,7 +100,12 @@ class OverlayNet(nn.Module):
         return 1.0
 
     def config(self) -> dict[str, object]:
-        return {"widths": list(self.widths), "threshold": THRESHOLD, "multiple": 8}
+        return {
+            "widths": list(self.widths),
+            "threshold": THRESHOLD,
+            "multiple": 8,
+            "outputs": self.outputs,
+        }
 
 
 def unmix(

@@ -19,11 +19,16 @@ import argparse
 import json
 import math
 import random
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+
+# the engine's coverage -> opacity/colour fit and unmixing (numpy + OpenCV, no pixelmill deps)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src/pixelmill/engines/text_removal"))
+import unmix as overlay_unmix
 from data import KINDS, PatchSampler, ValPair, load_rgb, split, validation_pairs
 from model import THRESHOLD, OverlayNet, unmix
 from torch.nn import functional
@@ -61,20 +66,55 @@ def evaluate(net: OverlayNet, pairs: list[ValPair]) -> dict[str, float]:
     net.eval()
     res: dict[str, list[float]] = {k: [] for k in KINDS}
     inp: dict[str, list[float]] = {k: [] for k in KINDS}
+    cov: dict[str, list[float]] = {k: [] for k in KINDS}
+    iou: dict[str, list[float]] = {k: [] for k in KINDS}
     for p in pairs:
-        out = restore(p.observed, predict(net, p.observed))
+        pred = predict(net, p.observed)
+        out = restore(p.observed, pred)
         res[p.kind].append(psnr(out, p.clean))
         inp[p.kind].append(psnr(p.observed, p.clean) if p.kind != "clean" else 99.0)
+        if pred.shape[2] > 7:
+            fixed = overlay_unmix.restore(p.observed, pred[..., 7]).image
+            cov[p.kind].append(min(psnr(fixed, p.clean), 99.0))
+            t, q = p.cover >= 0.5, pred[..., 7] >= 0.5
+            iou[p.kind].append(
+                float((t & q).sum() / max(1, (t | q).sum())) if t.any() else 1.0 - float(q.mean())
+            )
     net.train()
     summary: dict[str, float] = {}
     for k in KINDS:
         summary[f"{k}"] = round(float(np.mean(res[k])), 3)
         summary[f"{k}_in"] = round(float(np.mean(inp[k])), 3)
+        if cov[k]:
+            summary[f"{k}_fit"] = round(float(np.mean(cov[k])), 3)
+            summary[f"{k}_iou"] = round(float(np.mean(iou[k])), 3)
     capped = [min(v, 60.0) for k in KINDS for v in res[k]]
     summary["overall"] = round(float(np.mean(capped)), 3)  # clean-image PSNR capped at 60 dB
     overlays = [v for k in KINDS if k != "clean" for v in res[k]]
     summary["score"] = round(float(np.mean(overlays)) - max(0.0, 45.0 - summary["clean"]), 3)
+    if cov["caption"]:
+        fits = [v for k in KINDS if k != "clean" for v in cov[k]]
+        summary["score"] = round(float(np.mean(fits)) - max(0.0, 45.0 - summary["clean_fit"]), 3)
     return summary
+
+
+def load_onnx_weights(net: OverlayNet, path: Path) -> None:
+    """Start from an exported model's weights (initializer names are the state-dict keys). A
+    7-channel head grown to 8: the coverage channel starts as a copy of the alpha channel."""
+    import onnx
+    from onnx import numpy_helper
+
+    init = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    state = net.state_dict()
+    for name, value in state.items():
+        src = torch.from_numpy(init[name].copy())
+        if src.shape != value.shape and name.startswith("head."):
+            grown = value.clone()
+            grown[: src.shape[0]] = src
+            grown[src.shape[0] :] = src[:1]
+            src = grown
+        state[name] = src
+    net.load_state_dict(state)
 
 
 def balanced(x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
@@ -100,6 +140,10 @@ def main() -> None:
     ap.add_argument("--balanced", action="store_true", help="balance overlay vs other pixels")
     ap.add_argument("--pos-weight", type=float, default=4.0, help="extra BCE weight on overlay")
     ap.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
+    ap.add_argument("--init-onnx", type=Path, default=None, help="exported model to start from")
+    ap.add_argument("--outputs", type=int, default=8, help="7: no coverage head; 8: coverage")
+    ap.add_argument("--w-cover", type=float, default=1.0, help="BCE weight of the coverage")
+    ap.add_argument("--keep-every", type=int, default=1000, help="also keep step-N checkpoints")
     ap.add_argument(
         "--kind-weights", type=str, default="0.35,0.3,0.2,0.15", help="caption,watermark,logo,clean"
     )
@@ -123,7 +167,9 @@ def main() -> None:
         val_paths[:: max(1, len(val_paths) // args.val_images)][: args.val_images]
     )
     widths = tuple(int(v) for v in args.widths.split(","))
-    net = OverlayNet(widths)  # type: ignore[arg-type]
+    net = OverlayNet(widths, args.outputs)  # type: ignore[arg-type]
+    if args.init_onnx is not None:
+        load_onnx_weights(net, args.init_onnx)
     if args.init is not None:
         net.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
     print(f"params {net.param_count()} macs/pixel {net.macs_per_pixel():.0f}", flush=True)
@@ -141,7 +187,7 @@ def main() -> None:
         warm = min(1.0, (step + 1) / 200)
         for g in opt.param_groups:
             g["lr"] = lr * warm
-        obs_np, clean_np, alpha_np, colour_np = sampler.batch(args.batch)
+        obs_np, clean_np, alpha_np, colour_np, cover_np = sampler.batch(args.batch)
         obs, clean = torch.from_numpy(obs_np), torch.from_numpy(clean_np)
         alpha, colour = torch.from_numpy(alpha_np), torch.from_numpy(colour_np)
         z = net.logits(obs)
@@ -161,6 +207,15 @@ def main() -> None:
             loss_a = (bce * (1.0 + args.pos_weight * pos)).mean()
         loss_c = (alpha * (c_p - colour).abs()).sum() / (3 * alpha.sum() + 1.0)
         loss = loss_rec + args.w_alpha * loss_a + args.w_colour * loss_c
+        if args.outputs > 7:
+            cover = torch.from_numpy(cover_np)
+            bce_k = functional.binary_cross_entropy_with_logits(z[:, 7:8], cover, reduction="none")
+            pos_k = (cover > 0.01).float()
+            if args.balanced:
+                loss_k = balanced(bce_k, pos_k)
+            else:
+                loss_k = (bce_k * (1.0 + args.pos_weight * pos_k)).mean()
+            loss = loss + args.w_cover * loss_k
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
@@ -181,6 +236,8 @@ def main() -> None:
             print(json.dumps(entry), flush=True)
             ck = {"model": net.state_dict(), "config": net.config(), "step": step, "eval": ev}
             torch.save(ck, args.out / "latest.pt")
+            if args.keep_every and step % args.keep_every == 0:
+                torch.save(ck, args.out / f"step{step}.pt")
             if ev["score"] > best:
                 best = ev["score"]
                 torch.save(ck, args.out / "best.pt")

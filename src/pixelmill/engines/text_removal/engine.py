@@ -8,11 +8,12 @@ OpenCV's Telea fast-marching method (radius 5): about 100–200 ms per megapixel
 coverage.
 
 ``method="learned"``: pixelmill-overlay, our own compact network (``learned.py``,
-``models/MODEL_CARD.md``), predicts every pixel's overlay opacity and colour; semi-transparent
-pixels are *unmixed* (the blend is inverted), opaque ones filled. With ``ocr_guide`` the OCR
-stroke mask is added to the pixels to fill. It is not the default: on the held-out pairs
-(``bench/bench_text_removal.py``) it beats OCR + Telea only on tiled semi-transparent
-watermarks, and it changes a few per cent of the pixels of photos without overlays.
+``models/MODEL_CARD.md``), predicts where the overlay is (its coverage); the overlay's opacity
+and colour are fitted from the image (``unmix.py``), semi-transparent pixels are *unmixed* (the
+blend is inverted), opaque ones filled. With ``ocr_guide`` the OCR stroke mask is added to the
+pixels to fill. It is not the default: on the held-out pairs (``bench/bench_text_removal.py``) it
+beats OCR + Telea overall and on semi-transparent watermarks, but not on every kind on both
+draws of overlays (captions, logos), and it changes a few photos without overlays slightly.
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ class TextRemovalParams(BaseModel):
         "ocr",
         description=(
             "ocr: text the OCR reads is masked stroke by stroke and inpainted (OpenCV Telea); "
-            "learned: our overlay network (pixelmill-overlay) unmixes semi-transparent overlays "
-            "(watermarks) and fills opaque text and logos anywhere in the image - better on "
-            "tiled watermarks and on logos the OCR cannot read, worse on plain captions, and it "
-            "changes a few per cent of the pixels of photos without any overlay"
+            "learned: our overlay network (pixelmill-overlay) finds overlays anywhere in the "
+            "image; semi-transparent ones (watermarks) are unmixed with a fitted colour and "
+            "opacity, opaque text and logos filled - better on tiled watermarks and on logos the "
+            "OCR cannot read, and it changes a small share of the pixels of some photos without "
+            "any overlay"
         ),
     )
     fill: Literal["telea", "learned"] = Field(
@@ -124,23 +126,26 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
             guide = f" + {detection}: stroke masks of the text found also filled"
         removal = learned.remove_overlay(rgb, params.fill, extra)
         info = learned.model_info()
+        st = learned.SETTINGS
         filling = (
             "the network's fill head"
             if params.fill == "learned"
-            else f"OpenCV Telea inpainting (radius {learned.TELEA_RADIUS})"
+            else f"OpenCV Telea inpainting (radius {st.telea_radius})"
         )
         details.update(
             method=(
                 f"pixelmill-overlay network ({info['params']:,} parameters, onnxruntime) predicts "
-                "each pixel's overlay opacity and colour: semi-transparent pixels unmixed "
-                "(clean = (observed - opacity * colour) / (1 - opacity)), opaque pixels "
-                f"(opacity >= {learned.FILL_AT:g}) filled by {filling}; pixels with opacity "
-                f"< {learned.KEEP_BELOW:g}, or in regions that nowhere reach "
-                f"{learned.SUPPORT:g}, kept as they are{guide}"
+                f"where the overlay is (coverage k; hysteresis {st.low:g}/{st.high:g}); its "
+                "opacity a and colour c are fitted by robust least squares (observed - photo = "
+                "k a (c - photo)), for the whole image and again per overlay region; "
+                "semi-transparent pixels unmixed (clean = (observed - a k c) / (1 - a k)), "
+                f"opaque pixels (a k >= {st.fill_at:g}) filled by {filling}; regions no fit "
+                f"explains (< {st.min_explained:g} of their variation) kept as they are{guide}"
             ),
             mask_coverage=round(removal.unmixed_fraction + removal.filled_fraction, 4),
             unmixed_coverage=round(removal.unmixed_fraction, 4),
             filled_coverage=round(removal.filled_fraction, 4),
+            overlay_fit=removal.fit,
             model=info,
         )
         out = removal.image if image.shape[2] == 3 else np.dstack([removal.image, image[..., 3]])

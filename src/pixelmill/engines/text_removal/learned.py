@@ -1,18 +1,21 @@
 """pixelmill-overlay: learned overlay (text, watermark, logo) removal, run with onnxruntime.
 
 A compact U-Net (trained by ``training/overlay/``, described in ``models/MODEL_CARD.md``)
-predicts for every pixel the overlay's opacity ``a`` and colour ``c``, and a *fill* colour (its
-guess of the photo under an opaque stroke). The photo is then recovered pixel by pixel:
+predicts for every pixel the overlay's *coverage* ``k`` (where the overlay is, 0..1, whatever
+its opacity), besides its own per-pixel opacity / colour / fill guesses. The opacity ``a`` and
+colour ``c`` are then *fitted* (``unmix.py``): an overlay is one flat colour at one opacity
+laid through an anti-aliased glyph coverage, so ``observed - b = k a (c - b)`` (``b``: the photo
+around the strokes) is solved by robust least squares for the whole image, and again per
+overlay region where that explains it clearly better. Then, per pixel:
 
-- ``a < KEEP_BELOW``, or a faint region that nowhere reaches ``SUPPORT``: the pixel is kept as
-  it is (photos without overlays come back unchanged);
-- ``KEEP_BELOW <= a < FILL_AT`` (semi-transparent watermarks, anti-aliased edges):
-  **unmixed**, ``clean = (observed - a * c) / (1 - a)``, clamped to 0..255 - nothing is
-  invented, the photo under the watermark is recovered from the observed pixel itself;
-- ``a >= FILL_AT`` (opaque strokes): nothing of the photo survives, so the pixel is
-  **filled**, by default by OpenCV's Telea inpainting over those pixels (``fill="telea"``: it
-  measured better than the network's own fill head on the held-out pairs), or from the fill
-  head (``fill="learned"``).
+- outside the coverage's hysteresis support (``SETTINGS.low`` / ``SETTINGS.high``), or in a
+  region no fit explains: kept exactly as it is (photos without overlays come back unchanged);
+- ``a k < SETTINGS.fill_at`` (semi-transparent watermarks, anti-aliased edges): **unmixed**,
+  ``clean = (observed - a k c) / (1 - a k)`` - nothing is invented, the photo under the
+  watermark is recovered from the observed pixel itself;
+- ``a k >= SETTINGS.fill_at`` (opaque strokes): nothing of the photo survives, so the pixel is
+  **filled**, by OpenCV's Telea inpainting (``fill="telea"``, default) or from the network's
+  fill head (``fill="learned"``).
 
 Inference runs on the whole image up to ``WHOLE_MAX_PIXELS``, and in overlapping tiles above
 (each tile sees ``HALO`` pixels of context on every side), so memory stays bounded.
@@ -27,33 +30,24 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any, Literal
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.runtime.onnx import OnnxModel
+from pixelmill.engines.text_removal import unmix
 
 MODEL_FILE = "pixelmill-overlay.onnx"
-KEEP_BELOW = 0.1
-"""Predicted opacity below which a pixel is left exactly as it is."""
-SUPPORT = 0.3
-"""A pixel at or above ``KEEP_BELOW`` is changed only if its connected region (8-connected,
-opacity >= ``KEEP_BELOW``) reaches this opacity somewhere (hysteresis, as in Canny's edge
-linking): faint scattered responses on photo content are dropped, faint edges of a real overlay
-are kept."""
+SETTINGS = unmix.Settings()
+"""Coverage thresholds, fit gates and fill threshold (chosen on the held-out pairs: see
+``MODEL_CARD.md``)."""
+COVERAGE_CHANNEL = 7
+"""Channel of the coverage in an 8-output network; a 7-output network's opacity channel (0)
+serves as its coverage (the fit rescales it)."""
 MULTIPLE = 8
 """The network's input height and width must be multiples of this (three 2x downsamplings)."""
 WHOLE_MAX_PIXELS = 1_500_000
 TILE = 768
 HALO = 64
-TELEA_RADIUS = 3
-FILL_AT = 0.5
-"""Predicted opacity from which a pixel is filled rather than unmixed. The network was trained
-with 0.8 (``threshold()``), but it under-estimates the opacity inside thick opaque letters, and
-unmixing those with an uncertain colour leaves garish colour blotches; filling from 0.5 measured
-better on captions and logos (held-out pairs: caption 30.86 -> 32.16 dB, logo 36.48 -> 36.91)
-and a little worse on watermarks (28.73 -> 28.39, input 28.26) and photos without overlays
-(46.5 -> 44.3)."""
 
 Fill = Literal["learned", "telea"]
 Float = npt.NDArray[np.float32]
@@ -79,9 +73,9 @@ def _meta() -> dict[str, str]:
 
 
 @cache
-def threshold() -> float:
-    """Opacity at or above which a pixel is filled rather than unmixed (from the model)."""
-    return float(json.loads(_meta()["pixelmill_config"])["threshold"])
+def outputs() -> int:
+    """Number of output channels (8: opacity, colour, fill, coverage)."""
+    return int(json.loads(_meta()["pixelmill_config"]).get("outputs", 7))
 
 
 def model_info() -> dict[str, Any]:
@@ -92,12 +86,12 @@ def model_info() -> dict[str, Any]:
         "file": MODEL_FILE,
         "params": int(meta["pixelmill_params"]),
         "macs_per_pixel": int(meta["pixelmill_macs_per_pixel"]),
-        "threshold": threshold(),
+        "outputs": outputs(),
     }
 
 
 def _run_padded(rgb: npt.NDArray[np.uint8]) -> Float:
-    """Network output ``(H, W, 7)`` for one image or tile (reflect-padded to a multiple of 8)."""
+    """Network output ``(H, W, C)`` for one image or tile (reflect-padded to a multiple of 8)."""
     h, w = rgb.shape[:2]
     ph, pw = (-h) % MULTIPLE, (-w) % MULTIPLE
     pad = ((0, ph), (0, pw), (0, 0))
@@ -108,11 +102,12 @@ def _run_padded(rgb: npt.NDArray[np.uint8]) -> Float:
 
 
 def predict(rgb: npt.NDArray[np.uint8]) -> Float:
-    """Per-pixel ``(H, W, 7)``: opacity, overlay colour (3), fill colour (3), all in 0..1."""
+    """Per-pixel ``(H, W, 8)``, all in 0..1: opacity, overlay colour (3), fill colour (3) (the
+    network's own per-pixel guesses) and coverage."""
     h, w = rgb.shape[:2]
     if h * w <= WHOLE_MAX_PIXELS:
         return _run_padded(rgb)
-    out = np.empty((h, w, 7), np.float32)
+    out = np.empty((h, w, outputs()), np.float32)
     for y0 in range(0, h, TILE):
         y1 = min(h, y0 + TILE)
         for x0 in range(0, w, TILE):
@@ -127,22 +122,11 @@ def predict(rgb: npt.NDArray[np.uint8]) -> Float:
 @dataclass(frozen=True)
 class Removal:
     image: npt.NDArray[np.uint8]  # RGB uint8
-    alpha: Float  # predicted overlay opacity (H, W)
+    coverage: Float  # predicted overlay coverage (H, W)
+    opacity: Float  # fitted opacity x coverage where the image was changed, else 0 (H, W)
     unmixed_fraction: float  # share of pixels unmixed
     filled_fraction: float  # share of pixels filled
-
-
-def supported(
-    alpha: Float, low: float | None = None, high: float | None = None
-) -> npt.NDArray[np.bool_]:
-    """Pixels with ``alpha >= low`` whose connected region reaches ``alpha >= high``."""
-    low = KEEP_BELOW if low is None else low
-    high = SUPPORT if high is None else high
-    n, labels = cv2.connectedComponents((alpha >= low).astype(np.uint8), connectivity=8)
-    strong = np.zeros(n, bool)
-    strong[np.unique(labels[alpha >= high])] = True
-    strong[0] = False
-    return np.asarray(strong[labels], dtype=np.bool_)
+    fit: dict[str, Any]  # the whole image's fit and how many regions were refitted / kept
 
 
 def remove_overlay(
@@ -155,29 +139,25 @@ def remove_overlay(
     if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) uint8 image, got {rgb.dtype} {rgb.shape}")
     out = predict(rgb)
-    a = out[..., 0]
-    thr = threshold()
-    changed = supported(a)
-    opaque = changed & (a >= FILL_AT)
-    if extra_mask is not None:
-        opaque |= extra_mask
-    keep = ~changed & ~opaque
-    semi = ~keep & ~opaque
-    obs = rgb.astype(np.float32) * np.float32(1.0 / 255.0)
-    ac = np.clip(a, 0.0, thr)[..., None]
-    unmixed = (obs - ac * out[..., 1:4]) / (1.0 - ac)
-    result = np.where(keep[..., None], obs, unmixed)
-    if fill == "learned":
-        result = np.where(opaque[..., None], out[..., 4:7], result)
-    restored = np.clip(np.rint(result * 255.0), 0, 255).astype(np.uint8)
-    if fill == "telea" and opaque.any():
-        restored = np.asarray(
-            cv2.inpaint(restored, opaque.astype(np.uint8) * 255, TELEA_RADIUS, cv2.INPAINT_TELEA),
-            dtype=np.uint8,
-        )
+    k = np.ascontiguousarray(out[..., COVERAGE_CHANNEL if out.shape[2] > COVERAGE_CHANNEL else 0])
+    done = unmix.restore(
+        np.ascontiguousarray(rgb),
+        k,
+        np.ascontiguousarray(out[..., 0]),
+        SETTINGS,
+        extra_fill=extra_mask,
+        fill_rgb=out[..., 4:7] if fill == "learned" else None,
+        colour=out[..., 1:4],
+    )
+    fit: dict[str, Any] = {"regions": done.regions, "refitted": done.refitted, "kept": done.kept}
+    if done.image_fit is not None:
+        a, c, e = done.image_fit
+        fit.update(opacity=round(a, 3), colour=[round(v * 255) for v in c], explained=round(e, 3))
     return Removal(
-        np.ascontiguousarray(restored),
-        a,
-        float(semi.mean()),
-        float(opaque.mean()),
+        done.image,
+        k,
+        done.opacity,
+        float(done.unmixed.mean()),
+        float(done.filled.mean()),
+        fit,
     )

@@ -1,0 +1,338 @@
+"""Overlay opacity and colour from coverage, fitted by robust least squares, then unmixed.
+
+A watermark (and most logos) is one flat colour ``c`` at one opacity ``a`` laid through an
+anti-aliased glyph *coverage* ``k`` (0..1). The network predicts ``k`` (where the overlay is,
+whatever its opacity; a 7-output network's opacity channel serves, up to a scale the fit
+absorbs); with a background estimate ``b`` under each covered pixel (from the uncovered
+neighbours, ``background()``: strokes are thin),
+
+    observed - b = k a (c - b) = k (a c) - k a b
+
+is linear in ``(a c, a)``: four unknowns, three equations per covered pixel, solved by
+iteratively re-weighted least squares (Huber weights) for the whole image (``Settings.refit``:
+also per overlay region, covered pixels connected after a small dilation; off by default, it
+measured worse on the held-out pairs). If the fit explains too little of ``observed - b``
+(``Settings.min_explained``), nothing is unmixed: the image is left as it is. Otherwise, exactly,
+``clean = (observed - a k c) / (1 - a k)``; pixels where ``a k`` is near 1 carry nothing of the
+photo and are inpainted instead.
+
+Opaque strokes are taken from the network's own opacity head (``alpha``): connected regions of
+it above ``Settings.net_fill`` are inpainted if they have a confident core (``Settings.core``).
+
+numpy + OpenCV only (the training code under ``training/overlay/`` imports this module too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Float = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+U8 = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class Settings:
+    low: float = 0.1
+    """Coverage from which a pixel may belong to an overlay ..."""
+    high: float = 0.3
+    """... if its connected region reaches this coverage somewhere (hysteresis)."""
+    fit_min: float = 0.3
+    """Only pixels with at least this coverage enter the fits (anti-aliased edges are noisy)."""
+    min_explained: float = 0.5
+    """A fit is trusted only if it explains this share of ``observed - b`` over its pixels (the
+    image's fit over the image, a region's own fit over the region)."""
+    region_explained: float = 0.0
+    """A region that follows the image's fit must be explained at least this well by it."""
+    fill_at: float = 0.8
+    """``a k`` from which a pixel is inpainted rather than unmixed."""
+    net_fill: float = 0.4
+    """Inpaint where the network's own opacity head reaches this (> 1: never), in regions of
+    that head's hysteresis support ``alpha_low`` / ``alpha_high``."""
+    alpha_low: float = 0.1
+    alpha_high: float = 0.3
+    core: float = 0.95
+    """An opaque region is filled only if the opacity head is sure somewhere in it: at least
+    ``core_pixels`` pixels at ``core`` or above (real strokes have a solid core; most false
+    detections on photo texture do not - they were the main damage on the held-out pairs)."""
+    core_pixels: int = 4
+    net_unmix: bool = False
+    """Unmix with the network's per-pixel opacity and colour where the fit changed nothing."""
+    exclude_opaque: bool = True
+    """Keep the pixels filled from the opacity head (and their neighbours) out of the fits."""
+    refit: bool = False
+    """Let regions take their own fit (see ``region_gain``)."""
+    max_opacity: float = 1.0
+    """The image's fit is used only up to this opacity."""
+    group: int = 6
+    """Covered pixels closer than about this many pixels form one region."""
+    region_min: int = 300
+    """Regions with fewer fitted pixels use the image's fit."""
+    region_gain: float = 0.15
+    """A region's own fit replaces the image's if it explains this much more."""
+    fit_pixels: int = 40_000
+    """At most about this many pixels enter the fits (a regular subsample above)."""
+    max_cap: float = 0.95
+    """``a k`` is capped here when unmixing (1 / (1 - a k) amplifies noise)."""
+    telea_radius: int = 3
+    background_radius: int = 5
+    background: str = "nconv"
+    """How the photo under the overlay is estimated for the fits: see ``background()``."""
+    sigma: float = 4.0
+
+
+@dataclass
+class Outcome:
+    image: U8
+    opacity: Float  # a k per pixel (0 where unchanged)
+    unmixed: Mask
+    filled: Mask
+    image_fit: tuple[float, list[float], float] | None = None  # (a, colour, explained)
+    regions: int = 0
+    refitted: int = 0
+    kept: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def support(k: Float, low: float, high: float) -> Mask:
+    """Hysteresis: pixels with ``k >= low`` connected (8-) to a pixel with ``k >= high``."""
+    n, labels = cv2.connectedComponents((k >= low).astype(np.uint8), connectivity=8)
+    strong = np.zeros(n, bool)
+    strong[np.unique(labels[k >= high])] = True
+    strong[0] = False
+    return np.asarray(strong[labels], dtype=np.bool_)
+
+
+def background(
+    obs8: U8, mask: Mask, radius: int = 5, grow: int = 2, mode: str = "telea", sigma: float = 4.0
+) -> Float:
+    """The photo under ``mask`` (grown by ``grow`` px) estimated from the pixels around it, as
+    float 0..1: Telea inpainting (``telea``), or a normalised Gaussian convolution of the unmasked
+    pixels (``nconv``, repeated with a 3x wider Gaussian where the first leaves holes): as good
+    for the fits on the held-out pairs and 3-10x faster."""
+    m = mask.astype(np.uint8)
+    if grow:
+        m = np.asarray(cv2.dilate(m, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)), np.uint8)
+    obs = np.asarray(obs8, np.float32) * np.float32(1.0 / 255.0)
+    if not m.any():
+        return obs
+    if mode == "telea":
+        b = cv2.inpaint(obs8, m * 255, radius, cv2.INPAINT_TELEA)
+        return np.asarray(b, np.float32) * np.float32(1.0 / 255.0)
+    valid = (1 - m).astype(np.float32)
+    out = obs.copy()
+    todo = m > 0
+    s = sigma
+    for _ in range(4):
+        num = cv2.GaussianBlur(obs * valid[..., None], (0, 0), s)
+        den = cv2.GaussianBlur(valid, (0, 0), s)
+        ok = todo & (den > 1e-3)
+        out[ok] = num[ok] / den[ok][:, None]
+        todo &= ~ok
+        if not todo.any():
+            break
+        s *= 3
+    return out
+
+
+def _solve(
+    y: F64, k: F64, b: F64, w: F64, lab: npt.NDArray[np.intp], n: int, a_max: float
+) -> tuple[F64, F64]:
+    """Weighted normal equations of ``y = k (p - a b)`` (p = a c) per label: (a (n,), c (n, 3)).
+
+    ``y``, ``b``, ``w``: (m, 3); ``k``: (m,); ``lab``: (m,) in 0..n-1."""
+    ata = np.zeros((n, 4, 4))
+    aty = np.zeros((n, 4))
+    k2 = k * k
+    for ch in range(3):
+        wk2 = w[:, ch] * k2
+        s_k2 = np.bincount(lab, wk2, n)
+        s_k2b = np.bincount(lab, wk2 * b[:, ch], n)
+        ata[:, ch, ch] = s_k2
+        ata[:, ch, 3] = -s_k2b
+        ata[:, 3, ch] = -s_k2b
+        ata[:, 3, 3] += np.bincount(lab, wk2 * b[:, ch] ** 2, n)
+        wky = w[:, ch] * k * y[:, ch]
+        aty[:, ch] = np.bincount(lab, wky, n)
+        aty[:, 3] -= np.bincount(lab, wky * b[:, ch], n)
+    ata += np.eye(4)[None] * 1e-6
+    x = np.linalg.solve(ata, aty[..., None])[..., 0]
+    a = np.clip(x[:, 3], 1e-3, a_max)
+    c = np.clip(x[:, :3] / a[:, None], 0.0, 1.0)
+    # The opacity again, with the colour clipped to 0..1.
+    d = k[:, None] * (c[lab] - b)
+    num = np.bincount(lab, (w * d * y).sum(1), n)
+    den = np.bincount(lab, (w * d * d).sum(1), n) + 1e-9
+    return np.clip(num / den, 0.0, a_max), c
+
+
+def _explained(y: F64, k: F64, b: F64, a: F64, c: F64, lab: npt.NDArray[np.intp], n: int) -> F64:
+    res = y - a[lab, None] * k[:, None] * (c[lab] - b)
+    e0 = np.bincount(lab, (y * y).sum(1), n) + 1e-9
+    return np.asarray(1.0 - np.bincount(lab, (res * res).sum(1), n) / e0, np.float64)
+
+
+def fit(
+    y: F64,
+    k: F64,
+    b: F64,
+    lab: npt.NDArray[np.intp],
+    n: int,
+    iters: int = 6,
+    huber: float = 1.5,
+    a_max: float = 1.0,
+) -> tuple[F64, F64, F64]:
+    """IRLS (Huber) fit per label: opacity (n,), colour (n, 3), share explained (n,)."""
+    w = np.ones_like(y)
+    a, c = _solve(y, k, b, w, lab, n, a_max)
+    for _ in range(iters - 1):
+        r = np.abs(y - a[lab, None] * k[:, None] * (c[lab] - b))
+        scale = 1.4826 * float(np.median(r)) + 1e-4
+        w = np.minimum(1.0, huber * scale / np.maximum(r, 1e-12))
+        a, c = _solve(y, k, b, w, lab, n, a_max)
+    return a, c, _explained(y, k, b, a, c, lab, n)
+
+
+def cored(regions: Mask, core: Mask, at_least: int) -> Mask:
+    """The connected parts of ``regions`` with at least ``at_least`` ``core`` pixels."""
+    n, labels = cv2.connectedComponents(regions.astype(np.uint8), connectivity=8)
+    counts = np.bincount(labels[core & regions], minlength=n)
+    keep = counts >= at_least
+    keep[0] = False
+    return np.asarray(keep[labels], dtype=np.bool_)
+
+
+def _fill(img: U8, filled: Mask, radius: int, fill_rgb: Float | None) -> U8:
+    if not filled.any():
+        return img
+    if fill_rgb is not None:
+        head = np.clip(np.rint(fill_rgb * 255.0), 0, 255).astype(np.uint8)
+        return np.where(filled[..., None], head, img)
+    mask = filled.astype(np.uint8) * 255
+    return np.asarray(cv2.inpaint(img, mask, radius, cv2.INPAINT_TELEA), np.uint8)
+
+
+def restore(
+    obs8: U8,
+    k: Float,
+    alpha: Float | None = None,
+    settings: Settings | None = None,
+    extra_fill: Mask | None = None,
+    fill_rgb: Float | None = None,
+    colour: Float | None = None,
+) -> Outcome:
+    """Remove the overlay of coverage ``k`` from ``obs8`` (H, W, 3 uint8); see the module
+    docstring. ``alpha`` / ``colour``: the network's own per-pixel opacity and colour heads
+    (opaque strokes: ``Settings.net_fill``; ``Settings.net_unmix``); ``extra_fill``: more pixels
+    to inpaint (e.g. OCR strokes); ``fill_rgb``: colours (0..1) to put in the pixels to fill
+    instead of Telea inpainting."""
+    st = settings or Settings()
+    h, w = k.shape
+    obs = obs8.astype(np.float32) * np.float32(1.0 / 255.0)
+    none = np.zeros((h, w), bool)
+    opaque = none.copy()
+    a_sup = none
+    if alpha is not None and st.net_fill <= 1.0:
+        a_sup = support(alpha, st.alpha_low, st.alpha_high)
+        opaque = a_sup & (alpha >= st.net_fill)
+        if st.core < 1.0 and opaque.any():
+            opaque = cored(opaque, alpha >= st.core, st.core_pixels)
+    s = support(k, st.low, st.high)
+    if st.exclude_opaque and opaque.any():
+        near = cv2.dilate(opaque.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        s &= ~near
+    ak = np.zeros((h, w), np.float32)
+    cmap = np.zeros((h, w, 3), np.float32)
+    out = Outcome(obs8.copy(), ak, none, none)
+    if s.any():
+        _fit_and_place(obs8, obs, k, s, st, ak, cmap, out)
+    t = np.minimum(ak, st.max_cap)[..., None]
+    clean = np.where(t > 0, (obs - t * cmap) / (1.0 - t), obs)
+    if st.net_unmix and alpha is not None and colour is not None:
+        # the network's own opacity / colour where the fit changed nothing (thin anti-aliased
+        # edges of opaque strokes, mostly)
+        rest = a_sup & (ak <= 0) & ~opaque
+        ac = np.clip(alpha, 0.0, 0.8)[..., None]
+        per_pixel = (obs - ac * colour) / (1.0 - ac)
+        clean = np.where(rest[..., None], per_pixel, clean)
+        out.unmixed = rest
+    img = np.clip(np.rint(clean * 255.0), 0, 255).astype(np.uint8)
+    filled = (ak >= st.fill_at) | opaque
+    if extra_fill is not None:
+        filled |= extra_fill
+    out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb))
+    out.opacity = ak
+    out.unmixed = (out.unmixed | (ak > 0)) & ~filled
+    out.filled = filled
+    return out
+
+
+def _fit_and_place(
+    obs8: U8,
+    obs: Float,
+    k: Float,
+    s: Mask,
+    st: Settings,
+    ak: Float,
+    cmap: Float,
+    out: Outcome,
+) -> None:
+    """Fit (a, c) on the support ``s`` and write ``a k`` and ``c`` into ``ak`` / ``cmap``."""
+    b = background(obs8, s, st.background_radius, mode=st.background, sigma=st.sigma)
+    grown = s.astype(np.uint8)
+    if st.group:
+        size = 2 * st.group + 1
+        grown = np.asarray(cv2.dilate(grown, np.ones((size, size), np.uint8)), np.uint8)
+    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    ys, xs = np.nonzero(s)
+    lab = labels[ys, xs].astype(np.intp)
+    kk = k[ys, xs].astype(np.float64)
+    bb = b[ys, xs].astype(np.float64)
+    yy = obs[ys, xs].astype(np.float64) - bb
+    sel = kk >= st.fit_min
+    if sel.sum() < 20:
+        sel = np.ones_like(sel)
+    stride = 1
+    if sel.sum() > st.fit_pixels:  # a regular subsample is plenty for four unknowns
+        stride = -(-int(sel.sum()) // st.fit_pixels)
+        keep_idx = np.flatnonzero(sel)[::stride]
+        sel = np.zeros_like(sel)
+        sel[keep_idx] = True
+    # one fit for the whole image
+    zero = np.zeros(int(sel.sum()), np.intp)
+    ga, gc, ge = fit(yy[sel], kk[sel], bb[sel], zero, 1)
+    out.image_fit = (float(ga[0]), [float(v) for v in gc[0]], float(ge[0]))
+    # how well the image's fit explains each region, and each region's own fit
+    ra = np.full(n, ga[0])
+    rc = np.repeat(gc, n, axis=0)
+    e_img = _explained(yy[sel], kk[sel], bb[sel], ra, rc, lab[sel], n)
+    counts = np.bincount(lab[sel], minlength=n)
+    own = np.zeros(n, bool)
+    re = e_img.copy()
+    if st.refit:
+        oa, oc, oe = fit(yy[sel], kk[sel], bb[sel], lab[sel], n)
+        own = (counts * stride >= st.region_min) & (oe > e_img + st.region_gain)
+        ra = np.where(own, oa, ra)
+        rc = np.where(own[:, None], oc, rc)
+        re = np.where(own, oe, e_img)
+    present = np.bincount(lab, minlength=n) > 0
+    present[0] = False
+    # regions without fitted pixels: judge them by the image's fit over all their pixels
+    thin = present & (counts == 0)
+    if thin.any():
+        re[thin] = _explained(yy, kk, bb, ra, rc, lab, n)[thin]
+    # A region is changed if its own fit explains it (>= min_explained), or if it follows the
+    # image's fit, that fit explains the image, and it does not make the region worse.
+    image_ok = float(ge[0]) >= st.min_explained and float(ga[0]) <= st.max_opacity
+    keep = np.where(own, re < st.min_explained, (not image_ok) | (re < st.region_explained))
+    out.regions = int(present.sum())
+    out.refitted = int((own & present).sum())
+    out.kept = int((keep & present).sum())
+    ra = np.where(keep, 0.0, ra)
+    ak[ys, xs] = (ra[lab] * kk).astype(np.float32)
+    cmap[ys, xs] = rc[lab].astype(np.float32)
