@@ -38,9 +38,9 @@ U8 = npt.NDArray[np.uint8]
 
 @dataclass(frozen=True)
 class Settings:
-    low: float = 0.1
+    low: float = 0.2
     """Coverage from which a pixel may belong to an overlay ..."""
-    high: float = 0.3
+    high: float = 0.5
     """... if its connected region reaches this coverage somewhere (hysteresis)."""
     fit_min: float = 0.3
     """Only pixels with at least this coverage enter the fits (anti-aliased edges are noisy)."""
@@ -67,8 +67,9 @@ class Settings:
     """Keep the pixels filled from the opacity head (and their neighbours) out of the fits."""
     refit: bool = False
     """Let regions take their own fit (see ``region_gain``)."""
-    max_opacity: float = 1.0
-    """The image's fit is used only up to this opacity."""
+    max_opacity: float = 0.9
+    """The image's fit is used only up to this opacity: a fitted opacity near 1 means an opaque
+    overlay, left to the opacity head (unmixing it would amplify every error 1 / (1 - a k))."""
     group: int = 6
     """Covered pixels closer than about this many pixels form one region."""
     region_min: int = 300
