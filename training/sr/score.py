@@ -38,6 +38,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", help="ONNX files, each optionally with ':mirror'")
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "sr-train")
+    ap.add_argument(
+        "--photos",
+        choices=["held-out", "skimage"],
+        default="held-out",
+        help="the 10 held-out training-set photos, or bench_sr's 7 scikit-image photos",
+    )
     ap.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads")
     ap.add_argument("--conditions", default="", help="comma-separated indices (default: all)")
     args = ap.parse_args()
@@ -50,8 +56,15 @@ def main() -> None:
     scales = {int(json.loads(m[2]["pixelmill_config"])["scale"]) for m in specs}
     assert len(scales) == 1, "score networks of one scale at a time"
     scale = scales.pop()
-    _, val = split(args.data, seed=0)
-    images = [crop_to_multiple(load_rgb(f), scale) for f in val]
+    if args.photos == "skimage":
+        from bench_sr import PHOTOS_COLOUR, PHOTOS_GREY, photo
+
+        rgb = [photo(n) for n in PHOTOS_COLOUR]
+        rgb += [np.repeat(photo(n)[..., None], 3, axis=2) for n in PHOTOS_GREY]
+        images = [crop_to_multiple(np.ascontiguousarray(x), scale) for x in rgb]
+    else:
+        _, val = split(args.data, seed=0)
+        images = [crop_to_multiple(load_rgb(f), scale) for f in val]
     names = list(EVAL_DEGRADATIONS)
     if args.conditions:
         names = [names[int(i)] for i in args.conditions.split(",")]
