@@ -134,13 +134,16 @@ def sheet(engine: TextRemovalEngine, data_root: Path, path: Path) -> None:
         for label, im in (("input", pair.observed), ("old", old), ("new", new)):
             size = (480, round(480 * im.shape[0] / im.shape[1]))
             t = np.asarray(cv2.resize(im, size, interpolation=cv2.INTER_AREA))[:360]
-            t = cv2.copyMakeBorder(
-                t, 0, 360 - t.shape[0] + 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)
+            t = np.asarray(
+                cv2.copyMakeBorder(
+                    t, 0, 360 - t.shape[0] + 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)
+                ),
+                dtype=np.uint8,
             )
             text = f"{kind} {label} {psnr(im, pair.clean):.1f} dB"
             # A darkened band under one thin label: OpenCV 5 lays out thick and thin text with
             # different advances, so a thick outline under the text no longer lines up.
-            t[:30] //= 3
+            t[:30] = t[:30] // 3
             cv2.putText(
                 t, text, (6, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 0), 1, cv2.LINE_AA
             )
