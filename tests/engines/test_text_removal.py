@@ -65,16 +65,7 @@ def blend(clean: Image, coverage: npt.NDArray[np.float32], colour: tuple[int, in
 def with_watermark(clean: Image, opacity: float, colour: tuple[int, int, int]) -> Image:
     """A rotated grid of "© PREVIEW" at ``opacity`` (Pillow's bundled font, so offline)."""
     h, w = clean.shape[:2]
-    side = 2 * max(h, w)
-    layer = PILImage.new("L", (side, side), 0)
-    draw = ImageDraw.Draw(layer)
-    font = ImageFont.load_default(size=34)
-    for y in range(0, side, 110):
-        for x in range(-(y % 220), side, 260):
-            draw.text((x, y), "\u00a9 PREVIEW", fill=255, font=font)
-    layer = layer.rotate(30, resample=PILImage.Resampling.BILINEAR)
-    cov = np.asarray(layer, np.float32)[side // 4 : side // 4 + h, side // 4 : side // 4 + w]
-    return blend(clean, cov / 255.0 * opacity, colour)
+    return blend(clean, watermark_coverage(h, w) * opacity, colour)
 
 
 def with_logo(clean: Image) -> Image:

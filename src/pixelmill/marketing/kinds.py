@@ -18,7 +18,7 @@ from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import DecodedImage
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim
-from pixelmill.marketing.video import render_spoken, script_for, speak
+from pixelmill.marketing.video import render_through, script_for, speak
 
 
 @dataclass(frozen=True)
@@ -50,24 +50,16 @@ class VideoKind:
         aspect = str(p.get("aspect") or "9:16")
         subtitles = bool(p.get("subtitles"))
 
-        def offline() -> OutputFile:
-            return render_spoken(
-                image, speech, script, aspect=aspect, subtitles=subtitles, seed=claim.seed
-            )
-
         def render() -> OutputFile:
-            if self.backend is None:
-                out = offline()
-            else:
-                out = self.backend.render(
-                    image,
-                    speech,
-                    script,
-                    aspect=aspect,
-                    subtitles=subtitles,
-                    seed=claim.seed,
-                    offline=offline,
-                )
+            out = render_through(
+                self.backend,
+                image,
+                speech,
+                script,
+                aspect=aspect,
+                subtitles=subtitles,
+                seed=claim.seed,
+            )
             out.data.update(written)
             return out
 

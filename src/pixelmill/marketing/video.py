@@ -103,6 +103,29 @@ def render_spoken(
     )
 
 
+def render_through(
+    backend: VideoBackend | None,
+    image: ImageArray,
+    speech: Speech,
+    script: str,
+    *,
+    aspect: str,
+    subtitles: bool,
+    seed: int,
+) -> OutputFile:
+    """The MP4 of ``image`` with ``speech`` over it from ``backend`` (a provider's route), the
+    offline renderer being its fallback; from the offline renderer when there is no backend."""
+
+    def offline() -> OutputFile:
+        return render_spoken(image, speech, script, aspect=aspect, subtitles=subtitles, seed=seed)
+
+    if backend is None:
+        return offline()
+    return backend.render(
+        image, speech, script, aspect=aspect, subtitles=subtitles, seed=seed, offline=offline
+    )
+
+
 def render_video(
     image: ImageArray,
     script: str,
@@ -138,17 +161,9 @@ def render_video(
         except ValueError as exc:
             raise EngineError(str(exc)) from exc
         text = written.script
-    speech = speak(text)
-
-    def offline() -> OutputFile:
-        return render_spoken(image, speech, text, aspect=aspect, subtitles=subtitles, seed=seed)
-
-    if backend is None:
-        output = offline()
-    else:
-        output = backend.render(
-            image, speech, text, aspect=aspect, subtitles=subtitles, seed=seed, offline=offline
-        )
+    output = render_through(
+        backend, image, speak(text), text, aspect=aspect, subtitles=subtitles, seed=seed
+    )
     output.data["script_written"] = written is not None
     if written is not None:
         output.data["script_method"] = written.details["method"]
