@@ -26,6 +26,7 @@ from skimage import data
 from pixelmill.engines.background.engine import BackgroundRemovalEngine, BackgroundRemovalParams
 from pixelmill.engines.base import EngineInputs
 from pixelmill.engines.runtime import segmentation
+from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.imaging.encode import encode_image
 
 REFERENCE = Path(__file__).parent / "background_reference"
@@ -124,3 +125,17 @@ def test_the_warm_arena_session_gives_the_plain_sessions_outputs() -> None:
     with model._arena_free:  # another run holds the arena: this one takes the plain session
         overlapping = model.run_single(x)[0]
     assert np.array_equal(alone, overlapping)
+
+
+@pytest.mark.parametrize("name", sorted(SIZES))
+def test_the_derived_graph_gives_the_wheels_u2netp_outputs(name: str) -> None:
+    """``models/u2netp-320.onnx`` (``training/u2netp/derive.py``: fixed input, constant
+    upsampling scales, the fused output only) is rembg's ``u2netp.onnx`` in another layout: on
+    real photos its mask is the original's to float rounding (measured: at most 1.1e-5)."""
+    original = OnnxModel(segmentation.U2NETP_SOURCE)
+    x = segmentation._preprocess(one_megapixel(name))
+    want = original.run_single(x)[0]
+    got = segmentation.U2NETP.run_single(x)
+    assert len(got) == 1 and got[0].shape == want.shape == (1, 1, 320, 320)
+    assert float(np.abs(got[0] - want).max()) < 1e-4
+    assert iou(got[0] > 0.5, want > 0.5) >= 0.999

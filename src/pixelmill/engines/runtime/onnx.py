@@ -5,7 +5,8 @@ the file is read and the session built on first use (``load()`` or ``.session``)
 process, under a lock. ``InferenceSession.run`` is itself thread-safe, so one session serves
 every worker thread.
 
-Model files come from installed packages (``packaged_file("rembg", "u2netp.onnx")``), never
+Model files come from installed packages (``packaged_file("rembg", "u2netp.onnx")``, or
+pixelmill's own: ``packaged_file("pixelmill.engines.runtime", "models/u2netp-320.onnx")``), never
 from a network hub.
 """
 
