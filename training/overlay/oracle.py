@@ -63,9 +63,18 @@ def parse(spec: str) -> unmix.Settings:
             value
             if key == "background"
             else value == "1"
-            if key in {"net_unmix", "exclude_opaque", "refit"}
+            if key in {"net_unmix", "exclude_opaque", "refit", "lattice", "lattice_exact"}
             else int(value)
-            if key in {"group", "region_min", "telea_radius", "background_radius", "core_pixels"}
+            if key
+            in {
+                "group",
+                "region_min",
+                "telea_radius",
+                "background_radius",
+                "core_pixels",
+                "lattice_reach",
+                "lattice_iters",
+            }
             else float(value)
         )
     return unmix.Settings(**kw)  # type: ignore[arg-type]

@@ -6,7 +6,10 @@ its opacity), besides its own per-pixel opacity / colour / fill guesses. The opa
 colour ``c`` are then *fitted* (``unmix.py``): an overlay is one flat colour at one opacity
 laid through an anti-aliased glyph coverage, so ``observed - b = k a (c - b)`` (``b``: the photo
 around the strokes) is solved by robust least squares for the whole image, and again per
-overlay region where that explains it clearly better. Then, per pixel:
+overlay region where that explains it clearly better. If the coverage repeats on a 2-D lattice
+(a tiled watermark, ``lattice.py``), it is first replaced by the coverage pooled over the
+lattice's translates (``unmix.periodic_coverage``): copies the network missed are recovered
+from those it found, detections that do not repeat fade. Then, per pixel:
 
 - outside the coverage's hysteresis support (``SETTINGS.low`` / ``SETTINGS.high``), or in a
   region no fit explains: kept exactly as it is (photos without overlays come back unchanged);
@@ -150,6 +153,11 @@ def remove_overlay(
         colour=out[..., 1:4],
     )
     fit: dict[str, Any] = {"regions": done.regions, "refitted": done.refitted, "kept": done.kept}
+    if done.lattice is not None:  # a tiled watermark: coverage pooled over its lattice
+        fit["lattice"] = [
+            [round(v, 1) for v in done.lattice.v1],
+            [round(v, 1) for v in done.lattice.v2],
+        ]
     if done.image_fit is not None:
         a, c, e = done.image_fit
         fit.update(opacity=round(a, 3), colour=[round(v * 255) for v in c], explained=round(e, 3))

@@ -25,10 +25,16 @@ numpy + OpenCV only (the training code under ``training/overlay/`` imports this 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING or __package__:
+    from pixelmill.engines.text_removal import lattice
+else:  # imported as a top-level module by training/overlay (its torch venv has no pixelmill)
+    import lattice
 
 Float = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -61,6 +67,11 @@ class Settings:
     ``core_pixels`` pixels at ``core`` or above (real strokes have a solid core; most false
     detections on photo texture do not - they were the main damage on the held-out pairs)."""
     core_pixels: int = 4
+    bar_aspect: float = 7.0
+    """An opaque region that is a straight thin bar (its minimum-area rectangle at least this
+    many times longer than wide, at most ``bar_width`` px wide, at least half filled) is not
+    filled: window frames, poles and wires, not glyphs (0: off)."""
+    bar_width: float = 8.0
     net_unmix: bool = False
     """Unmix with the network's per-pixel opacity and colour where the fit changed nothing."""
     exclude_opaque: bool = True
@@ -85,6 +96,22 @@ class Settings:
     background: str = "nconv"
     """How the photo under the overlay is estimated for the fits: see ``background()``."""
     sigma: float = 4.0
+    lattice: bool = True
+    """Periodic consensus for tiled watermarks (``lattice.py``, ``periodic_coverage()``)."""
+    lattice_score: float = 0.12
+    """The lattice's weakest basic autocorrelation peak must reach this (``lattice.find``)."""
+    lattice_highpass: float = 3.0
+    """Gaussian sigma (px at half resolution) of the high-pass before the autocorrelation."""
+    lattice_reach: int = 2
+    """Translates ``n v1 + m v2`` with ``|n|, |m| <=`` this are pooled."""
+    lattice_support: float = 0.5
+    """Consensus coverage (normalised) from which a pixel is taken as watermark for the first
+    background estimate ..."""
+    lattice_support2: float = 0.5
+    """... and pooled coverage from which for the next ones."""
+    lattice_iters: int = 2
+    lattice_exact: bool = False
+    """Bilinear translates (sub-pixel) instead of whole-pixel ones."""
 
 
 @dataclass
@@ -97,6 +124,7 @@ class Outcome:
     regions: int = 0
     refitted: int = 0
     kept: int = 0
+    lattice: lattice.Lattice | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -208,6 +236,71 @@ def cored(regions: Mask, core: Mask, at_least: int) -> Mask:
     return np.asarray(keep[labels], dtype=np.bool_)
 
 
+def periodic_coverage(obs8: U8, obs: Float, k: Float, lat: lattice.Lattice, st: Settings) -> Float:
+    """The coverage of a tiled watermark pooled over its lattice ``lat``.
+
+    The watermark is the same at ``p`` and at every translate ``p + t``, the photo is not: with
+    the photo ``b`` estimated around the watermark (``background()``) and one opacity / colour
+    fitted (``fit()``), each translate gives ``y_t = obs(p + t) - b(p + t) = k(p) d_t`` with
+    ``d_t = a (c - b(p + t))``, and ``k(p)`` is their least-squares solution
+    ``sum_t y_t . d_t / sum_t |d_t|^2``. Translates where the watermark is invisible (``c`` close
+    to the photo) weigh little, so a copy the network missed on similar-coloured content is
+    recovered from the copies it found elsewhere; photo edges that do not repeat are averaged
+    out. Starts from the network's coverage averaged over the lattice (``lattice.consensus``).
+    ``obs`` is ``obs8`` scaled to 0..1."""
+    moves = lattice.translates(lat, st.lattice_reach, *k.shape)
+    kc = lattice.consensus(k, lat, st.lattice_reach, st.lattice_exact)
+    top = float(np.quantile(kc, 0.995))
+    if top <= 1e-3:
+        return k
+    kk = np.asarray(np.clip(kc / top, 0.0, 1.0), np.float32)
+    thr = st.lattice_support
+    for _ in range(st.lattice_iters):
+        b = background(obs8, kk > thr, st.background_radius, mode=st.background, sigma=st.sigma)
+        y = obs - b
+        ys, xs = np.nonzero(kk >= st.fit_min)
+        if ys.size < 20:
+            return k
+        step = -(-ys.size // st.fit_pixels)
+        ys, xs = ys[::step], xs[::step]
+        zero = np.zeros(ys.size, np.intp)
+        a, c, _ = fit(
+            y[ys, xs].astype(np.float64),
+            kk[ys, xs].astype(np.float64),
+            b[ys, xs].astype(np.float64),
+            zero,
+            1,
+        )
+        d = (float(a[0]) * (c[0].astype(np.float32)[None, None, :] - b)).astype(np.float32)
+        num = lattice.shift_sum(
+            np.ascontiguousarray((y * d).sum(2), np.float32), moves, st.lattice_exact
+        )
+        den = lattice.shift_sum(
+            np.ascontiguousarray((d * d).sum(2), np.float32), moves, st.lattice_exact
+        )
+        kk = np.asarray(np.clip(num / np.maximum(den, 1e-4), 0.0, 1.0), np.float32)
+        thr = st.lattice_support2
+    return kk
+
+
+def without_bars(regions: Mask, aspect: float, width: float) -> Mask:
+    """``regions`` less its connected parts that are straight thin bars (see
+    ``Settings.bar_aspect``)."""
+    m = regions.astype(np.uint8)
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = m.copy()
+    for cnt in contours:
+        (_, _), (rw, rh), _ = cv2.minAreaRect(cnt)
+        long_side, short_side = max(rw, rh) + 1.0, min(rw, rh) + 1.0
+        if long_side < aspect * short_side or short_side > width:
+            continue
+        blob = np.zeros_like(m)
+        cv2.drawContours(blob, [cnt], -1, 1, thickness=-1)
+        if int((blob & m).sum()) >= 0.5 * long_side * short_side:
+            out[blob > 0] = 0
+    return np.asarray(out > 0, dtype=np.bool_)
+
+
 def _fill(img: U8, filled: Mask, radius: int, fill_rgb: Float | None) -> U8:
     if not filled.any():
         return img
@@ -243,13 +336,22 @@ def restore(
         opaque = a_sup & (alpha >= st.net_fill)
         if st.core < 1.0 and opaque.any():
             opaque = cored(opaque, alpha >= st.core, st.core_pixels)
+        if st.bar_aspect > 0 and opaque.any():
+            opaque = without_bars(opaque, st.bar_aspect, st.bar_width)
+    lat = (
+        lattice.find(k, min_score=st.lattice_score, highpass=st.lattice_highpass)
+        if st.lattice
+        else None
+    )
+    if lat is not None:
+        k = periodic_coverage(obs8, obs, k, lat, st)
     s = support(k, st.low, st.high)
     if st.exclude_opaque and opaque.any():
         near = cv2.dilate(opaque.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
         s &= ~near
     ak = np.zeros((h, w), np.float32)
     cmap = np.zeros((h, w, 3), np.float32)
-    out = Outcome(obs8.copy(), ak, none, none)
+    out = Outcome(obs8.copy(), ak, none, none, lattice=lat)
     if s.any():
         _fit_and_place(obs8, obs, k, s, st, ak, cmap, out)
     t = np.minimum(ak, st.max_cap)[..., None]
