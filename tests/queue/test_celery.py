@@ -121,7 +121,10 @@ def test_worker_killed_mid_job_is_finished_by_the_sweeper_and_charged_once(
     acct = make_account(resources, credits=20)
     product = upload_product(client, acct)
     log = tmp_path / "worker.log"
-    first = start_worker(settings, log)
+    # The first worker renders full-size scenes (~0.1-0.5 s each, against a few ms at the tests'
+    # 256 px) so that it is reliably killed part-way: at 256 px a fast machine finished all 12
+    # between two polls. The sweeper's worker below renders at the usual test size.
+    first = start_worker(settings.model_copy(update={"scene_size": 1024}), log)
     try:
         r = client.post(
             "/api/v2/generate/scenes",
