@@ -379,9 +379,9 @@ def test_learned_fill_head_and_ocr_guide() -> None:
     assert psnr(guided.images[0].pixels, clean) > psnr(dirty, clean) + 3.0
 
 
-def test_the_default_method_is_ocr() -> None:
+def test_the_default_method_is_ocr_with_the_gated_fill() -> None:
     assert TextRemovalParams().method == "ocr"
-    assert TextRemovalParams().fill == "telea"
+    assert TextRemovalParams().fill == "gated"
 
 
 # --- OCR method -----------------------------------------------------------------------------

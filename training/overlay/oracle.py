@@ -9,6 +9,10 @@ came out below their input.
 
     ../../.venv-train/bin/python oracle.py --oracle
     ../../.venv-train/bin/python oracle.py --model runs/v4.onnx --set low=0.2 --set low=0.3
+
+``--inpaint FILE.onnx`` fills opaque pixels with the engine's learned inpainter
+(``inpaint.Inpainter``, Telea then that network) instead of Telea alone; it imports pixelmill, so
+run it with the server's environment: ``../../.venv/bin/python oracle.py --inpaint ...``.
 """
 
 from __future__ import annotations
@@ -88,7 +92,14 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="Settings overrides, k=v,...")
     ap.add_argument("--per-pair", action="store_true")
     ap.add_argument("--seed", type=int, default=7, help="overlay draw (7: the validation pairs)")
+    ap.add_argument("--inpaint", type=Path, default=None, help="inpainting network (ONNX)")
     args = ap.parse_args()
+    fill = None
+    if args.inpaint:
+        from pixelmill.engines.runtime.onnx import OnnxModel
+        from pixelmill.engines.text_removal.inpaint import Inpainter
+
+        fill = Inpainter(OnnxModel(args.inpaint)).fill
     _, val_paths = split(args.data)
     pairs = validation_pairs(val_paths, seed=args.seed)
     outs = model_outputs(args.model, pairs, args.seed) if args.model else None
@@ -104,12 +115,14 @@ def main() -> None:
         t0 = time.time()
         for i, p in enumerate(pairs):
             if args.oracle:
-                got = unmix.restore(p.observed, p.cover, settings=st)
+                got = unmix.restore(p.observed, p.cover, settings=st, inpaint=fill)
             else:
                 assert outs is not None
                 o = outs[i]
                 kch = 7 if o.shape[2] > 7 else 0
-                got = unmix.restore(p.observed, o[..., kch], o[..., 0], st, colour=o[..., 1:4])
+                got = unmix.restore(
+                    p.observed, o[..., kch], o[..., 0], st, colour=o[..., 1:4], inpaint=fill
+                )
             v = psnr(got.image, p.clean)
             inp = psnr(p.observed, p.clean)
             res[p.kind].append(v)

@@ -3,9 +3,12 @@
 ``method="ocr"`` (default): find text with OCR, mask its strokes, inpaint them away. Detection
 is PP-OCRv4 (RapidOCR). By default a detected region is removed only if the recogniser can read
 it: the detector alone also fires on fur, foliage and fabric, and inpainting those would damage
-the photo. ``include_unreadable`` drops that check for stylised lettering. Inpainting is
-OpenCV's Telea fast-marching method (radius 5): about 100–200 ms per megapixel for typical text
-coverage.
+the photo. ``include_unreadable`` drops that check for stylised lettering. The masked pixels
+are filled by OpenCV's Telea fast-marching method (radius 5), which pixelmill-inpaint, our own
+gated-convolution network (``inpaint.py``), then corrects inside the mask (``fill="gated"``, the
+default for both methods; ``fill="telea"``: Telea alone): on the held-out pairs it raised
+captions by 0.2-0.5 dB under the OCR method and 0.4-0.8 dB under the learned one, for about
+0.1-0.2 s per megapixel.
 
 ``method="learned"``: pixelmill-overlay, our own compact network (``learned.py``,
 ``models/MODEL_CARD.md``), predicts where the overlay is (its coverage); the overlay's opacity
@@ -27,6 +30,7 @@ from pydantic import BaseModel, Field
 from pixelmill.engines.base import BaseEngine, EngineError, EngineInputs, EngineResult, OutputImage
 from pixelmill.engines.runtime.ocr import Quad, detect_text_boxes, load_ocr, read_text
 from pixelmill.engines.text_removal import learned
+from pixelmill.engines.text_removal.inpaint import INPAINTER
 from pixelmill.engines.text_removal.mask import box_mask, polygon, stroke_mask
 
 INPAINT_RADIUS = 5
@@ -38,6 +42,15 @@ def _clipped_rect(region: Quad, w: int, h: int) -> list[int]:
     x0, y0 = max(0, x), max(0, y)
     x1, y1 = min(w, x + bw), min(h, y + bh)
     return [x0, y0, max(0, x1 - x0), max(0, y1 - y0)]
+
+
+def _gated(radius: int) -> str:
+    info = INPAINTER.info
+    return (
+        f"OpenCV Telea inpainting (radius {radius}) corrected inside the mask by "
+        f"pixelmill-inpaint, our gated-convolution network ({info['params']:,} parameters, "
+        "onnxruntime)"
+    )
 
 
 class TextRemovalParams(BaseModel):
@@ -54,10 +67,13 @@ class TextRemovalParams(BaseModel):
             "any overlay"
         ),
     )
-    fill: Literal["telea", "learned"] = Field(
-        "telea",
-        description="learned method only: how opaque overlay pixels are filled (OpenCV Telea "
-        "inpainting, or the network's own fill head)",
+    fill: Literal["gated", "telea", "learned"] = Field(
+        "gated",
+        description="how the pixels under opaque text and logos are filled: gated (default): "
+        "OpenCV Telea inpainting corrected by our gated-convolution inpainting network "
+        "(pixelmill-inpaint; closer to the photo on every kind of overlay we measured, ~0.1-0.2 "
+        "s per MP more); telea: Telea alone; learned (learned method only): the overlay "
+        "network's own fill head",
     )
     ocr_guide: bool = Field(
         False,
@@ -86,6 +102,7 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
     def _load(self) -> None:
         """Load the overlay network and the OCR models (once per process)."""
         learned.load()
+        INPAINTER.load()
         load_ocr()
 
     def _run(self, inputs: EngineInputs, params: TextRemovalParams) -> EngineResult:
@@ -130,6 +147,8 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
         filling = (
             "the network's fill head"
             if params.fill == "learned"
+            else _gated(st.telea_radius)
+            if params.fill == "gated"
             else f"OpenCV Telea inpainting (radius {st.telea_radius})"
         )
         details.update(
@@ -148,6 +167,8 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
             overlay_fit=removal.fit,
             model=info,
         )
+        if params.fill == "gated":
+            details["inpaint_model"] = INPAINTER.info
         out = removal.image if image.shape[2] == 3 else np.dstack([removal.image, image[..., 3]])
         return EngineResult([OutputImage(np.ascontiguousarray(out), "result")], details)
 
@@ -171,12 +192,20 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
             mask = stroke_mask(image, boxes)
             masking = "stroke mask (lightness vs local median, per-box polarity, dilated 2 px)"
         rgb = np.ascontiguousarray(image[..., :3])
-        restored = cv2.inpaint(rgb, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA)
+        if params.fill == "gated":
+            restored = INPAINTER.fill(rgb, mask > 0, INPAINT_RADIUS)
+            filling = _gated(INPAINT_RADIUS)
+            details["inpaint_model"] = INPAINTER.info
+        else:
+            restored = np.asarray(
+                cv2.inpaint(rgb, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA), np.uint8
+            )
+            filling = f"OpenCV Telea inpainting (radius {INPAINT_RADIUS})"
         out = np.ascontiguousarray(
             restored if image.shape[2] == 3 else np.dstack([restored, image[..., 3]])
         )
         details.update(
-            method=f"{detection} + {masking} + OpenCV Telea inpainting (radius {INPAINT_RADIUS})",
+            method=f"{detection} + {masking} + {filling}",
             mask_coverage=round(float((mask > 0).mean()), 4),
         )
         return EngineResult([OutputImage(out.astype(np.uint8), "result")], details)

@@ -17,7 +17,8 @@ from those it found, detections that do not repeat fade. Then, per pixel:
   ``clean = (observed - a k c) / (1 - a k)`` - nothing is invented, the photo under the
   watermark is recovered from the observed pixel itself;
 - ``a k >= SETTINGS.fill_at`` (opaque strokes): nothing of the photo survives, so the pixel is
-  **filled**, by OpenCV's Telea inpainting (``fill="telea"``, default) or from the network's
+  **filled**: OpenCV's Telea inpainting corrected by our gated-convolution inpainter
+  (``fill="gated"``, default, ``inpaint.py``), Telea alone (``fill="telea"``) or the network's
   fill head (``fill="learned"``).
 
 Inference runs on the whole image up to ``WHOLE_MAX_PIXELS``, and in overlapping tiles above
@@ -38,6 +39,7 @@ import numpy.typing as npt
 
 from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.engines.text_removal import unmix
+from pixelmill.engines.text_removal.inpaint import INPAINTER
 
 MODEL_FILE = "pixelmill-overlay.onnx"
 SETTINGS = unmix.Settings()
@@ -52,7 +54,7 @@ WHOLE_MAX_PIXELS = 1_500_000
 TILE = 768
 HALO = 64
 
-Fill = Literal["learned", "telea"]
+Fill = Literal["learned", "telea", "gated"]
 Float = npt.NDArray[np.float32]
 
 
@@ -134,7 +136,7 @@ class Removal:
 
 def remove_overlay(
     rgb: npt.NDArray[np.uint8],
-    fill: Fill = "telea",
+    fill: Fill = "gated",
     extra_mask: npt.NDArray[np.bool_] | None = None,
 ) -> Removal:
     """Remove overlays from an RGB uint8 image (see the module docstring). ``extra_mask``
@@ -151,6 +153,7 @@ def remove_overlay(
         extra_fill=extra_mask,
         fill_rgb=out[..., 4:7] if fill == "learned" else None,
         colour=out[..., 1:4],
+        inpaint=INPAINTER.fill if fill == "gated" else None,
     )
     fit: dict[str, Any] = {"regions": done.regions, "refitted": done.refitted, "kept": done.kept}
     if done.lattice is not None:  # a tiled watermark: coverage pooled over its lattice

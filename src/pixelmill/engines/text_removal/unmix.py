@@ -24,6 +24,7 @@ numpy + OpenCV only (the training code under ``training/overlay/`` imports this 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -301,12 +302,20 @@ def without_bars(regions: Mask, aspect: float, width: float) -> Mask:
     return np.asarray(out > 0, dtype=np.bool_)
 
 
-def _fill(img: U8, filled: Mask, radius: int, fill_rgb: Float | None) -> U8:
+Inpaint = Callable[[U8, Mask, int], U8]
+"""Fills the pixels of a mask in an RGB uint8 image (given the Telea radius): ``inpaint.py``."""
+
+
+def _fill(
+    img: U8, filled: Mask, radius: int, fill_rgb: Float | None, inpaint: Inpaint | None
+) -> U8:
     if not filled.any():
         return img
     if fill_rgb is not None:
         head = np.clip(np.rint(fill_rgb * 255.0), 0, 255).astype(np.uint8)
         return np.where(filled[..., None], head, img)
+    if inpaint is not None:
+        return inpaint(img, filled, radius)
     mask = filled.astype(np.uint8) * 255
     return np.asarray(cv2.inpaint(img, mask, radius, cv2.INPAINT_TELEA), np.uint8)
 
@@ -319,12 +328,14 @@ def restore(
     extra_fill: Mask | None = None,
     fill_rgb: Float | None = None,
     colour: Float | None = None,
+    inpaint: Inpaint | None = None,
 ) -> Outcome:
     """Remove the overlay of coverage ``k`` from ``obs8`` (H, W, 3 uint8); see the module
     docstring. ``alpha`` / ``colour``: the network's own per-pixel opacity and colour heads
     (opaque strokes: ``Settings.net_fill``; ``Settings.net_unmix``); ``extra_fill``: more pixels
     to inpaint (e.g. OCR strokes); ``fill_rgb``: colours (0..1) to put in the pixels to fill
-    instead of Telea inpainting."""
+    instead of Telea inpainting; ``inpaint``: what fills them instead of Telea alone (the
+    learned inpainter)."""
     st = settings or Settings()
     h, w = k.shape
     obs = obs8.astype(np.float32) * np.float32(1.0 / 255.0)
@@ -368,7 +379,7 @@ def restore(
     filled = (ak >= st.fill_at) | opaque
     if extra_fill is not None:
         filled |= extra_fill
-    out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb))
+    out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb, inpaint))
     out.opacity = ak
     out.unmixed = (out.unmixed | (ak > 0)) & ~filled
     out.filled = filled
