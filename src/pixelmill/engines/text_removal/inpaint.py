@@ -1,4 +1,4 @@
-"""Filling opaque overlay strokes: OpenCV Telea, then **pixelmill-inpaint** where it is shipped.
+"""Filling opaque overlay strokes: OpenCV Telea, then corrected by **pixelmill-inpaint**.
 
 Telea's fast-marching fill propagates the colours around a hole inwards: on thin strokes over
 smooth areas it is close to right, but across texture (wood grain, foliage, brick) and wide
