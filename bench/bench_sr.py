@@ -142,6 +142,7 @@ def quality(
     worst: dict[tuple[int, str], tuple[float, str, str]] = {}
     for set_name, images in sets.items():
         rows: list[dict[str, object]] = []
+        means: dict[tuple[int, str, str], float] = {}
         for scale in scales:
             for deg_name in degradations:
                 d = sr_data.EVAL_DEGRADATIONS[deg_name]
@@ -166,6 +167,7 @@ def quality(
                 }
                 for m in methods:
                     row[f"{m} gain"] = statistics.fmean(gains[m])
+                    means[(scale, deg_name, m)] = statistics.fmean(gains[m])
                 row["balanced worst img"] = min(gains["balanced"])
                 row["high worst img"] = min(gains["high"])
                 row["high - balanced"] = statistics.fmean(gains["high"]) - statistics.fmean(
@@ -177,8 +179,52 @@ def quality(
             f"PSNR-Y on {set_name} ({len(images)} images): mean bicubic dB, mean gain over "
             "bicubic in dB (old = previous weights), worst single image",
         )
+        print_targets(set_name, means)
     for (scale, m), (g, img_name, deg_name) in sorted(worst.items()):
         print(f"x{scale} {m}: worst image gain {g:+.2f} dB ({img_name}, {deg_name})")
+
+
+def print_targets(set_name: str, means: dict[tuple[int, str, str], float]) -> None:
+    """Issue #19 item 2's quality targets, judged from the table just printed (means over the
+    set's images): never below bicubic under any degradation, at x2 and x4; clean x2 at least
+    +2.0 dB; ``high`` at least +0.3 dB over ``balanced`` at x2 (on clean input and on the mean
+    over the degradations)."""
+    clean = "bicubic (PIL, antialiased)"
+    lines: list[str] = []
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    for scale in sorted({k[0] for k in means}):
+        for m in ("balanced", "high"):
+            got = {d: g for (s, d, q), g in means.items() if s == scale and q == m}
+            if not got:
+                continue
+            low = min(got, key=lambda d: got[d])
+            lines.append(
+                f"x{scale} {m}: never below bicubic: {verdict(got[low] >= 0)} "
+                f"(lowest {got[low]:+.2f} dB, {low})"
+            )
+    if (2, clean, "balanced") in means:
+        b, h = means[(2, clean, "balanced")], means[(2, clean, "high")]
+        lines.append(
+            f"x2 clean >= +2.0 dB: balanced {verdict(b >= 2.0)} ({b:+.2f}), "
+            f"high {verdict(h >= 2.0)} ({h:+.2f})"
+        )
+        diffs = [
+            means[(2, d, "high")] - g
+            for (s, d, q), g in means.items()
+            if s == 2 and q == "balanced"
+        ]
+        avg = statistics.fmean(diffs)
+        lines.append(
+            f"x2 high - balanced >= +0.3 dB: clean {verdict(h - b >= 0.3)} ({h - b:+.2f}), "
+            f"mean over {len(diffs)} degradations {verdict(avg >= 0.3)} ({avg:+.2f})"
+        )
+    print(f"Targets (issue #19 item 2) on {set_name}:")
+    for line in lines:
+        print(f"  {line}")
+    print()
 
 
 def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float, float]:

@@ -226,7 +226,12 @@ class PatchSampler:
     """Random aligned crops with a degradation drawn per patch: an HR RGB crop (with a border of
     ``BORDER`` LR pixels so the blur and the downscaling filters see real context) is flipped /
     rotated, degraded to LR, and the LR luma patch of ``patch + 2 * margin`` pixels is paired
-    with the HR luma target of its central ``patch`` pixels."""
+    with the HR luma target of its central ``patch`` pixels.
+
+    With ``region`` > 0 the crop that is degraded is larger, up to ``region`` LR pixels a side
+    (less where the photo is smaller), with the patch at its centre, and ``batch`` also returns
+    that region's LR luma: a context network's image statistics are then measured over a stretch
+    of photo closer to the whole uploads they are measured on at run time than one patch is."""
 
     BORDER = 4
 
@@ -239,6 +244,7 @@ class PatchSampler:
         seed: int,
         clean: float = 0.0,
         kernel_prob: np.ndarray | None = None,
+        region: int = 0,
     ) -> None:
         self.sources = sources
         self.clean = clean
@@ -246,6 +252,7 @@ class PatchSampler:
         self.scale = scale
         self.patch = patch
         self.margin = margin
+        self.region = region
         self.rng = np.random.default_rng(seed)
         w = np.array(
             [s.rgb.shape[0] * s.rgb.shape[1] * FOLDER_WEIGHT[s.folder] for s in sources],
@@ -253,21 +260,26 @@ class PatchSampler:
         )
         self.prob = w / w.sum()
 
-    def batch(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def batch(self, n: int) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """``(xs, ys, regions)``: LR patches (n, 1, patch + 2 margin, same), HR targets
+        (n, 1, patch * scale, same), and each patch's context region as LR luma (the patch
+        itself when ``region`` is 0)."""
         s, p, m, b = self.scale, self.patch, self.margin, self.BORDER
         size = p + 2 * m
-        full = size + 2 * b  # LR pixels of the crop, border included
         xs = np.empty((n, 1, size, size), np.float32)
         ys = np.empty((n, 1, p * s, p * s), np.float32)
+        regions: list[np.ndarray] = []
         k = 0
         while k < n:
             src = self.sources[int(self.rng.choice(len(self.sources), p=self.prob))]
             h, w = src.rgb.shape[0] // s, src.rgb.shape[1] // s
-            if h < full or w < full:
+            if h < size + 2 * b or w < size + 2 * b:
                 continue
-            i = int(self.rng.integers(0, h - full + 1))
-            j = int(self.rng.integers(0, w - full + 1))
-            hr_rgb = src.rgb[i * s : (i + full) * s, j * s : (j + full) * s]
+            rh = max(size, min(self.region, h - 2 * b))  # region side in LR pixels
+            rw = max(size, min(self.region, w - 2 * b))
+            i = int(self.rng.integers(0, h - (rh + 2 * b) + 1))
+            j = int(self.rng.integers(0, w - (rw + 2 * b) + 1))
+            hr_rgb = src.rgb[i * s : (i + rh + 2 * b) * s, j * s : (j + rw + 2 * b) * s]
             t = int(self.rng.integers(0, 8))
             if t & 1:
                 hr_rgb = hr_rgb[:, ::-1]
@@ -275,14 +287,18 @@ class PatchSampler:
                 hr_rgb = hr_rgb[::-1]
             if t & 4:
                 hr_rgb = hr_rgb.transpose(1, 0, 2)
-            o = (b + m) * s
-            hr = rgb_to_y(hr_rgb[o : o + p * s, o : o + p * s])
+                rh, rw = rw, rh
+            # The patch sits at the centre of the region.
+            oy, ox = b + (rh - size) // 2, b + (rw - size) // 2
+            hy, hx = (oy + m) * s, (ox + m) * s
+            hr = rgb_to_y(hr_rgb[hy : hy + p * s, hx : hx + p * s])
             # Skip most nearly flat patches: they teach little and dominate natural photos.
             if hr.std() < 0.008 and self.rng.random() < 0.7:
                 continue
             d = sample_degradation(self.rng, s, self.clean, self.kernel_prob)
-            lr_rgb = degrade(hr_rgb, s, d, self.rng)
-            xs[k, 0] = rgb_to_y(lr_rgb[b : b + size, b : b + size])
+            lr_y = rgb_to_y(degrade(hr_rgb, s, d, self.rng))
+            xs[k, 0] = lr_y[oy : oy + size, ox : ox + size]
             ys[k, 0] = hr
+            regions.append(lr_y[b : b + rh, b : b + rw] if self.region else xs[k, 0])
             k += 1
-        return xs, ys
+        return xs, ys, regions

@@ -15,11 +15,17 @@ def export(net: SRNet, path: Path, meta: dict[str, str] | None = None) -> None:
     net = net.eval()
     m = net.margin
     dummy = torch.rand(1, 1, 64 + 2 * m, 64 + 2 * m)
+    # A context network takes the image statistics as a second input, ``stats`` (1, STATS).
+    inputs: tuple[torch.Tensor, ...] = (dummy,)
+    names = ["y_lr"]
+    if net.context:
+        inputs = (dummy, torch.zeros(1, net.context))
+        names.append("stats")
     torch.onnx.export(
         net,
-        (dummy,),
+        inputs,
         str(path),
-        input_names=["y_lr"],
+        input_names=names,
         output_names=["y_hr"],
         dynamic_axes={"y_lr": {2: "h", 3: "w"}, "y_hr": {2: "H", 3: "W"}},
         opset_version=17,
@@ -44,7 +50,12 @@ def main() -> None:
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
     net = SRNet(
-        cfg["scale"], cfg["channels"], cfg["depth"], cfg["head_kernel"], ck.get("rep", False)
+        cfg["scale"],
+        cfg["channels"],
+        cfg["depth"],
+        cfg["head_kernel"],
+        ck.get("rep", False),
+        context=cfg.get("context", 0),
     )
     net.load_state_dict(ck["model"])
     net = net.plain()

@@ -118,9 +118,11 @@ class SRNet(nn.Module):
         depth: int = 4,
         head_kernel: int = 5,
         rep: bool = False,
+        context: int = 0,
     ) -> None:
         super().__init__()
         self.scale = scale
+        self.context = context
         self.channels = channels
         self.depth = depth
         self.head_kernel = head_kernel
@@ -131,6 +133,20 @@ class SRNet(nn.Module):
         )
         self.tail = nn.Conv2d(channels, scale * scale, 3)
         self.skip = nn.Conv2d(1, scale * scale, 5, bias=False)
+        # Context (``context`` > 0): image-wide statistics (``pixelmill.engines.upscale.context``)
+        # -> one gain per channel of every body layer, 2 * sigmoid(.), so 1 at the start: the
+        # last layer starts at zero and a network continued from a plain export computes
+        # exactly what it did.
+        self.ctx: nn.Sequential | None = None
+        if context:
+            hidden = 32
+            self.ctx = nn.Sequential(
+                nn.Linear(context, hidden), nn.ReLU(), nn.Linear(hidden, depth * channels)
+            )
+            last = self.ctx[2]
+            assert isinstance(last, nn.Linear)
+            nn.init.zeros_(last.weight)
+            nn.init.zeros_(last.bias)
         # He (fan-in, ReLU) initialisation: PyTorch's default shrinks the signal about 2.4x per
         # layer in a plain ReLU stack, which slows the start of training a lot.
         plain = [b.conv if isinstance(b, RepConv3x3) else b for b in self.body]
@@ -145,11 +161,17 @@ class SRNet(nn.Module):
         self.margin = (head_kernel - 1) // 2 + depth + 1
         assert self.margin >= 2
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, stats: torch.Tensor | None = None) -> torch.Tensor:
         m = self.margin
         f = functional.relu(self.head(x))
-        for conv in self.body:
+        gains = None
+        if self.ctx is not None:
+            assert stats is not None, "a context network needs the image statistics"
+            gains = 2.0 * torch.sigmoid(self.ctx(stats)).view(-1, self.depth, self.channels)
+        for k, conv in enumerate(self.body):
             f = functional.relu(conv(f))
+            if gains is not None:
+                f = f * gains[:, k, :, None, None]
         r = self.tail(f)
         c = m - 2
         xc = x[:, :, c : x.shape[2] - c, c : x.shape[3] - c] if c > 0 else x
@@ -158,7 +180,9 @@ class SRNet(nn.Module):
 
     def plain(self) -> SRNet:
         """The deployable network: every re-parameterised block folded into a plain 3x3."""
-        net = SRNet(self.scale, self.channels, self.depth, self.head_kernel, rep=False)
+        net = SRNet(
+            self.scale, self.channels, self.depth, self.head_kernel, rep=False, context=self.context
+        )
         state = {k: v for k, v in self.state_dict().items() if not k.startswith("body.")}
         with torch.no_grad():
             for i, block in enumerate(self.body):
@@ -198,7 +222,8 @@ class SRNet(nn.Module):
                 conv.bias.zero_()
                 idx = torch.arange(self.channels)
                 conv.weight[idx, idx, 1, 1] = 1.0
-        rest = [k for k in missing if not k.startswith("body.")]
+        # A context head the source did not have keeps its initialisation (gains of exactly 1).
+        rest = [k for k in missing if not k.startswith(("body.", "ctx."))]
         assert not rest, rest
 
     def _widen(self, mapped: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -227,7 +252,15 @@ class SRNet(nn.Module):
 
     def macs_per_input_pixel(self) -> int:
         c, s = self.channels, self.scale
-        return self.head_kernel**2 * c + self.depth * 9 * c * c + 9 * c * s * s + 25 * s * s
+        # The context head runs once per image, not per pixel (its gains cost one multiply per
+        # feature value, counted here with the body).
+        return (
+            self.head_kernel**2 * c
+            + self.depth * c * (1 if self.context else 0)
+            + self.depth * 9 * c * c
+            + 9 * c * s * s
+            + 25 * s * s
+        )
 
     def param_count(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -239,4 +272,5 @@ class SRNet(nn.Module):
             "depth": self.depth,
             "head_kernel": self.head_kernel,
             "margin": self.margin,
+            "context": self.context,
         }

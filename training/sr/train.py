@@ -9,6 +9,7 @@ ends annealed. Checkpoints (latest and best validation PSNR) are written at ever
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import random
@@ -30,6 +31,22 @@ from data import (
 from model import SRNet
 from torch.nn import functional
 
+# The image statistics a context network is conditioned on: the engine's own module, loaded by
+# path (the training environment does not install pixelmill), so both compute the same numbers.
+_CONTEXT_PY = Path(__file__).resolve().parents[2] / "src/pixelmill/engines/upscale/context.py"
+_spec = importlib.util.spec_from_file_location("pixelmill_sr_context", _CONTEXT_PY)
+assert _spec is not None
+assert _spec.loader is not None
+context = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(context)
+
+
+def batch_stats(net: SRNet, images: list[np.ndarray]) -> torch.Tensor | None:
+    """The context statistics of each LR luma image in ``images``, or None for a plain net."""
+    if not net.context:
+        return None
+    return torch.from_numpy(np.stack([context.image_stats(y) for y in images]))
+
 
 def psnr(a: np.ndarray, b: np.ndarray, shave: int) -> float:
     a = a[shave:-shave, shave:-shave].astype(np.float64) * 255.0
@@ -40,9 +57,10 @@ def psnr(a: np.ndarray, b: np.ndarray, shave: int) -> float:
 
 def upscale_y(net: SRNet, lr: np.ndarray) -> np.ndarray:
     m = net.margin
+    stats = batch_stats(net, [lr])  # of the whole image, as the engine computes them
     x = np.pad(lr, m, mode="reflect")
     with torch.no_grad():
-        y = net(torch.from_numpy(x)[None, None])
+        y = net(torch.from_numpy(x)[None, None], stats)
     return np.clip(y[0, 0].numpy(), 0.0, 1.0)
 
 
@@ -114,6 +132,18 @@ def main() -> None:
         " ambiguous input (e.g. which pixel of each block a nearest-neighbour downscale kept)"
         " it learns the mean of the possible images where l1 learns a median",
     )
+    ap.add_argument(
+        "--context",
+        action="store_true",
+        help="condition every body layer on image-wide statistics (engines/upscale/context.py)",
+    )
+    ap.add_argument(
+        "--context-region",
+        type=int,
+        default=0,
+        help="measure a context network's statistics over a region of up to this many LR pixels"
+        " a side around each patch (0: the patch itself)",
+    )
     ap.add_argument("--warmup", type=int, default=0, help="linear learning-rate warm-up steps")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument(
@@ -130,6 +160,13 @@ def main() -> None:
         help="how many of data.TRAIN_EVAL's degradations to log (evaluation is slow on a CPU)",
     )
     ap.add_argument("--init", type=Path, default=None, help="checkpoint to copy head/body from")
+    ap.add_argument(
+        "--init-full",
+        type=Path,
+        default=None,
+        help="continue from a checkpoint of the same configuration: every weight, context head"
+        " included",
+    )
     ap.add_argument(
         "--init-onnx",
         type=Path,
@@ -159,7 +196,14 @@ def main() -> None:
     n_tr, n_va = len(sources), len(val_files)
     print(f"loaded {n_tr} train / {n_va} val images in {time.time() - t0:.1f}s", flush=True)
 
-    net = SRNet(args.scale, args.channels, args.depth, args.head_kernel, rep=args.rep)
+    net = SRNet(
+        args.scale,
+        args.channels,
+        args.depth,
+        args.head_kernel,
+        rep=args.rep,
+        context=context.STATS if args.context else 0,
+    )
     if args.init_onnx is not None:
         import onnx
         from onnx import numpy_helper
@@ -167,6 +211,10 @@ def main() -> None:
         inits = onnx.load(str(args.init_onnx)).graph.initializer
         net.load_plain({i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in inits})
         print(f"continuing from {args.init_onnx}", flush=True)
+    if args.init_full is not None:
+        ck = torch.load(args.init_full, map_location="cpu", weights_only=False)
+        net.load_state_dict(ck["model"])
+        print(f"continuing from {args.init_full} (step {ck.get('step')})", flush=True)
     if args.init is not None:
         ck = torch.load(args.init, map_location="cpu", weights_only=False)
         state = {k: v for k, v in ck["model"].items() if k.startswith(("head.", "body."))}
@@ -196,6 +244,7 @@ def main() -> None:
         seed=args.seed,
         clean=args.clean,
         kernel_prob=args.kernel_prob,
+        region=args.context_region,
     )
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     budget = args.minutes * 60.0
@@ -216,8 +265,8 @@ def main() -> None:
             lr *= (step + 1) / args.warmup
         for g in opt.param_groups:
             g["lr"] = lr
-        xs, ys = sampler.batch(args.batch)
-        pred = net(torch.from_numpy(xs))
+        xs, ys, regions = sampler.batch(args.batch)
+        pred = net(torch.from_numpy(xs), batch_stats(net, regions))
         target = torch.from_numpy(ys)
         if args.loss == "l2":
             loss = functional.mse_loss(pred, target)

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.runtime.onnx import OnnxModel
+from pixelmill.engines.upscale.context import image_stats
 
 Scale = Literal[2, 4, 8]
 Quality = Literal["balanced", "high"]
@@ -105,6 +106,7 @@ def model_info(scale: int, quality: str = "balanced") -> dict[str, Any]:
         "channels": int(cfg["channels"]),
         "depth": int(cfg["depth"]),
         "margin": int(cfg["margin"]),
+        "image_context": bool(cfg.get("context", 0)),
         "mirror_ensemble": MIRROR[quality] and scale == 2,
     }
 
@@ -134,6 +136,18 @@ def run_network(
     pad = max(m, 4)
     padded = np.pad(img, ((pad, pad), (pad, pad), (0, 0)), mode="reflect")
     y_padded = _luma01(padded)
+    # A context network also takes the whole image's statistics (``context.py``): the same
+    # numbers for every tile, so tiling stays exact; mirroring leaves them unchanged.
+    feeds: dict[str, npt.NDArray[np.float32]] = {}
+    image_input = model.input_names[0]
+    if int(cfg.get("context", 0)):
+        feeds["stats"] = image_stats(y_padded[pad : pad + h, pad : pad + w])[None]
+
+    def predict(y_lr: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        y = np.ascontiguousarray(y_lr[None, None])
+        out: npt.NDArray[np.float32] = model.run({image_input: y, **feeds})[0][0, 0]
+        return out
+
     out = np.empty((h * scale, w * scale, c), dtype=np.uint8)
     for y0 in range(0, h, tile):
         th = min(tile, h - y0)
@@ -144,10 +158,9 @@ def run_network(
             y_src = y_padded[y0 : y0 + th + 2 * pad, x0 : x0 + tw + 2 * pad]
             d = pad - m
             y_lr = y_src[d : d + th + 2 * m, d : d + tw + 2 * m]
-            y_sr = model.run_single(np.ascontiguousarray(y_lr[None, None]))[0][0, 0]
+            y_sr = predict(y_lr)
             if mirror:
-                flipped = np.ascontiguousarray(y_lr[None, None, :, ::-1])
-                y_sr = (y_sr + model.run_single(flipped)[0][0, 0, :, ::-1]) * np.float32(0.5)
+                y_sr = (y_sr + predict(y_lr[:, ::-1])[:, ::-1]) * np.float32(0.5)
             # Bicubic colour for the same tile, and the bicubic luma it carries (luma is linear:
             # the bicubic upscale of the LR luma). The colour is resized as uint8, which OpenCV
             # does about three times faster than float; its rounding moves the result by at most
