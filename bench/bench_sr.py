@@ -50,6 +50,7 @@ from _common import print_table, psnr_y, resize_to_area
 from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.engines.upscale.learned import (
     load,
+    model_file,
     model_info,
     network_meta,
     run_network,
@@ -268,6 +269,31 @@ def speed(repeat: int) -> None:
                     "ms/output MP (median)": med * 1000 / (imp * scale * scale),
                 }
             )
+    # The context networks as exported (the statistics a second input, the gains multiplied
+    # between the convolutions) against the folded graphs the engine runs (``folded.py``).
+    for quality_level in ("balanced", "high"):
+        info = model_info(2, quality_level)
+        if not info["gains_folded"]:
+            continue
+        exported = OnnxModel(model_file(2, quality_level))
+        meta = network_meta(exported)
+        mirror = bool(info["mirror_ensemble"])
+        med, best, cpu = timings(
+            lambda m=exported, meta=meta, mirror=mirror: run_network(src, m, meta, mirror),  # type: ignore[misc]
+            repeat,
+        )
+        rows.append(
+            {
+                "quality": quality_level,
+                "scale": "x2",
+                "input": f"{w}x{h}",
+                "model": f"{info['name']} as exported (gains not folded)",
+                "ms/input MP (median)": med * 1000 / mp,
+                "ms/input MP (min)": best * 1000 / mp,
+                "CPU ms/input MP (median, all threads)": cpu * 1000 / mp,
+                "ms/output MP (median)": med * 1000 / (mp * 4),
+            }
+        )
     print_table(rows, f"Speed, onnxruntime 2 intra-op threads, {repeat} runs after 1 warm-up")
     print(f"(input for x2/x4: coffee resized to {w}x{h} = {mp:.2f} MP; x8: 0.25 MP. CPU time")
     print(" counts both onnxruntime threads: on an idle machine wall ~ CPU / 2 at best.)")

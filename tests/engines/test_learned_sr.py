@@ -16,6 +16,7 @@ from skimage import data as skdata
 from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.engines.upscale import learned
 from pixelmill.engines.upscale.context import image_stats
+from pixelmill.engines.upscale.folded import CONTEXT_SUFFIX, PLAIN_SUFFIX, FoldedNetwork
 from pixelmill.engines.upscale.learned import model_info, upscale_learned
 
 U8 = npt.NDArray[np.uint8]
@@ -88,6 +89,10 @@ def test_models_ship_in_the_package_and_load_without_network(
         assert (models / name).is_file(), name
     for name in names:
         assert 0 < len((models / name).read_bytes()) < 5 * 1024 * 1024
+    # The context networks also ship folded (training/sr/fold.py): what the engine runs.
+    for name in ("pixelmill-sr-x2", "pixelmill-sr-x2-high"):
+        for suffix in (CONTEXT_SUFFIX, PLAIN_SUFFIX):
+            assert (models / (name + suffix)).is_file(), name + suffix
 
     def no_network(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the model tried to open a network connection")
@@ -100,6 +105,10 @@ def test_models_ship_in_the_package_and_load_without_network(
             model = OnnxModel(learned.model_file(scale, quality))
             model.load()
             assert model.loaded
+    for stem in ("pixelmill-sr-x2", "pixelmill-sr-x2-high"):
+        folded = FoldedNetwork(models, stem)
+        folded.load()
+        assert folded.context.loaded
     learned.load()
     for quality in learned.QUALITIES:
         out = upscale_learned(np.zeros((8, 8, 3), np.uint8), 2, quality)  # type: ignore[arg-type]
@@ -158,6 +167,33 @@ def test_tiled_inference_equals_one_tile(monkeypatch: pytest.MonkeyPatch, qualit
     monkeypatch.setitem(learned.TILE, 2, 4096)
     whole = upscale_learned(img, 2, quality)  # type: ignore[arg-type]
     np.testing.assert_array_equal(tiled, whole)
+
+
+@pytest.mark.parametrize("quality", ["balanced", "high"])
+@pytest.mark.parametrize("kernel", ["pil-bicubic", "cv2-nearest"])
+def test_folded_network_equals_the_exported_one(quality: str, kernel: str) -> None:
+    """The engine runs each context network folded (``folded.py``: the gains multiplied into
+    the body weights of a per-image session); the result is the exported network's, which
+    takes the statistics as a second input, to float rounding."""
+    info = model_info(2, quality)
+    assert info["image_context"] is True and info["gains_folded"] is True
+    hr = _photo("astronaut")[:300, :360]
+    size = (hr.shape[1] // 2, hr.shape[0] // 2)
+    if kernel == "pil-bicubic":
+        lr = _pil_resize(hr, *size)
+    else:
+        lr = np.asarray(cv2.resize(hr, size, interpolation=cv2.INTER_NEAREST), np.uint8)
+    exported = OnnxModel(learned.model_file(2, quality))
+    meta = learned.network_meta(exported)
+    folded = learned._MODELS[learned.FILES[quality][2]]
+    assert isinstance(folded, FoldedNetwork)
+    assert learned.network_meta(folded)["pixelmill_config"] == meta["pixelmill_config"]
+    want = learned.run_network(lr, exported, meta).astype(np.int16)
+    got = learned.run_network(lr, folded, meta).astype(np.int16)
+    # Float rounding moves a few pixels by one level; measured: none by more.
+    assert np.abs(got - want).max() <= 1
+    assert (got != want).mean() < 1e-4  # measured: at most 8 values per million
+    assert model_info(4)["gains_folded"] is False  # no context, nothing to fold
 
 
 def test_high_mirror_ensemble_is_the_mean_of_both_passes() -> None:

@@ -38,7 +38,7 @@ def packaged_file(package: str, resource: str) -> Traversable:
     return files(package) / resource
 
 
-def _session_options(intra_op_threads: int, arena: bool = False) -> ort.SessionOptions:
+def session_options(intra_op_threads: int, arena: bool = False) -> ort.SessionOptions:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = intra_op_threads
     opts.inter_op_num_threads = 1
@@ -111,7 +111,7 @@ class OnnxModel:
         return self._session.get()
 
     def _create(self, arena: bool = False) -> ort.InferenceSession:
-        opts = _session_options(self._intra_op_threads, arena)
+        opts = session_options(self._intra_op_threads, arena)
         providers = ["CPUExecutionProvider"]
         src = self._source
         if isinstance(src, Traversable) and not isinstance(src, Path):

@@ -20,6 +20,7 @@ untiled one while memory stays bounded by the tile size. The ONNX sessions load 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -31,6 +32,7 @@ import numpy.typing as npt
 
 from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.engines.upscale.context import image_stats
+from pixelmill.engines.upscale.folded import CONTEXT_SUFFIX, FoldedNetwork
 
 Scale = Literal[2, 4, 8]
 Quality = Literal["balanced", "high"]
@@ -65,9 +67,21 @@ def model_file(scale: int, quality: str = "balanced") -> Traversable:
     return files("pixelmill.engines.upscale") / "models" / _file_name(scale, quality)
 
 
-_MODELS: dict[str, OnnxModel] = {
-    name: OnnxModel(files("pixelmill.engines.upscale") / "models" / name)
-    for name in sorted({*MODEL_FILES.values(), *HIGH_FILES.values()})
+Network = OnnxModel | FoldedNetwork
+"""An exported network as it runs: one ONNX session, or (a context network that
+``training/sr/fold.py`` folded) its context and plain graphs (``folded.py``)."""
+
+
+def _network(name: str) -> Network:
+    folder = files("pixelmill.engines.upscale") / "models"
+    stem = name.removesuffix(".onnx")
+    if (folder / (stem + CONTEXT_SUFFIX)).is_file():
+        return FoldedNetwork(folder, stem)
+    return OnnxModel(folder / name)
+
+
+_MODELS: dict[str, Network] = {
+    name: _network(name) for name in sorted({*MODEL_FILES.values(), *HIGH_FILES.values()})
 }
 
 
@@ -77,9 +91,11 @@ def load() -> None:
         model.load()
 
 
-def network_meta(model: OnnxModel) -> dict[str, str]:
-    """The ``pixelmill_*`` metadata an exported network carries (config, step, counts)."""
-    meta = model.session.get_modelmeta().custom_metadata_map
+def network_meta(model: Network) -> dict[str, str]:
+    """The ``pixelmill_*`` metadata an exported network carries (config, step, counts); folded
+    graphs carry their source's."""
+    session = model.context.session if isinstance(model, FoldedNetwork) else model.session
+    meta = session.get_modelmeta().custom_metadata_map
     return {str(k): str(v) for k, v in meta.items()}
 
 
@@ -107,6 +123,7 @@ def model_info(scale: int, quality: str = "balanced") -> dict[str, Any]:
         "depth": int(cfg["depth"]),
         "margin": int(cfg["margin"]),
         "image_context": bool(cfg.get("context", 0)),
+        "gains_folded": isinstance(_MODELS[name], FoldedNetwork),
         "mirror_ensemble": MIRROR[quality] and scale == 2,
     }
 
@@ -120,7 +137,7 @@ def _luma01(rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
 
 
 def run_network(
-    img: npt.NDArray[np.uint8], model: OnnxModel, meta: dict[str, str], mirror: bool = False
+    img: npt.NDArray[np.uint8], model: Network, meta: dict[str, str], mirror: bool = False
 ) -> npt.NDArray[np.uint8]:
     """One pass of an exported pixelmill-sr network (``meta`` from :func:`network_meta`) over
     an RGB or RGBA uint8 image, tile by tile. With ``mirror`` the network also runs on each
@@ -137,15 +154,24 @@ def run_network(
     padded = np.pad(img, ((pad, pad), (pad, pad), (0, 0)), mode="reflect")
     y_padded = _luma01(padded)
     # A context network also takes the whole image's statistics (``context.py``): the same
-    # numbers for every tile, so tiling stays exact; mirroring leaves them unchanged.
-    feeds: dict[str, npt.NDArray[np.float32]] = {}
-    image_input = model.input_names[0]
-    if int(cfg.get("context", 0)):
-        feeds["stats"] = image_stats(y_padded[pad : pad + h, pad : pad + w])[None]
+    # numbers for every tile, so tiling stays exact; mirroring leaves them unchanged. Folded, they
+    # become the weights of a session for this image (``folded.py``); as exported, a second input.
+    stats = image_stats(y_padded[pad : pad + h, pad : pad + w]) if cfg.get("context") else None
+    run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
+    if isinstance(model, FoldedNetwork):
+        assert stats is not None, "a folded network is a context network"
+        run = model.bind(stats).run
+    else:
+        feeds = {} if stats is None else {"stats": stats[None]}
+        image_input = model.input_names[0]
+        session_run = model.run
+
+        def run(y: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+            out: npt.NDArray[np.float32] = session_run({image_input: y, **feeds})[0]
+            return out
 
     def predict(y_lr: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        y = np.ascontiguousarray(y_lr[None, None])
-        out: npt.NDArray[np.float32] = model.run({image_input: y, **feeds})[0][0, 0]
+        out: npt.NDArray[np.float32] = run(np.ascontiguousarray(y_lr[None, None]))[0, 0]
         return out
 
     out = np.empty((h * scale, w * scale, c), dtype=np.uint8)
