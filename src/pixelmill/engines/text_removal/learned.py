@@ -12,7 +12,9 @@ lattice's translates (``unmix.periodic_coverage``): copies the network missed ar
 from those it found, detections that do not repeat fade. Then, per pixel:
 
 - outside the coverage's hysteresis support (``SETTINGS.low`` / ``SETTINGS.high``), or in a
-  region no fit explains: kept exactly as it is (photos without overlays come back unchanged);
+  region no fit explains, or when the fit is no overlay's (opacity above
+  ``SETTINGS.max_opacity``; without a lattice, a support over ``SETTINGS.max_cover`` of the
+  image: texture): kept exactly as it is (photos without overlays come back unchanged);
 - ``a k < SETTINGS.fill_at`` (semi-transparent watermarks, anti-aliased edges): **unmixed**,
   ``clean = (observed - a k c) / (1 - a k)`` - nothing is invented, the photo under the
   watermark is recovered from the observed pixel itself;
@@ -161,6 +163,8 @@ def remove_overlay(
             [round(v, 1) for v in done.lattice.v1],
             [round(v, 1) for v in done.lattice.v2],
         ]
+    if done.notes:
+        fit["notes"] = list(done.notes)
     if done.image_fit is not None:
         a, c, e = done.image_fit
         fit.update(opacity=round(a, 3), colour=[round(v * 255) for v in c], explained=round(e, 3))
