@@ -31,8 +31,10 @@ Image = npt.NDArray[np.uint8]
 
 
 def photo(name: str) -> Image:
-    """A bundled scikit-image sample photo (offline) as a typed uint8 array."""
-    return np.ascontiguousarray(getattr(data, name)(), dtype=np.uint8)
+    """A bundled scikit-image sample photo (offline) as a typed uint8 RGB array (a grey photo as
+    the RGB image a user would send)."""
+    img = np.asarray(getattr(data, name)(), dtype=np.uint8)
+    return np.ascontiguousarray(np.repeat(img[..., None], 3, axis=2) if img.ndim == 2 else img)
 
 
 def psnr(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
@@ -338,8 +340,6 @@ def test_learned_changes_a_photo_without_overlays_little(
     # explain them; what is left is small. The OCR method returns such photos unchanged
     # (test_ocr_no_text_...).
     clean = photo(name)
-    if clean.ndim == 2:  # a grey photo, as the RGB image a user would send
-        clean = np.ascontiguousarray(np.repeat(clean[..., None], 3, axis=2))
     out = learn(clean).images[0].pixels
     assert psnr(out, clean) >= min_psnr
     assert float(np.any(out != clean, axis=2).mean()) <= max_changed
@@ -353,7 +353,7 @@ def test_learned_does_not_unmix_texture_as_an_overlay() -> None:
     # opacity 0.67 "explains" them (0.64), which unmixed the photo to 19.3 dB. One caption,
     # watermark or logo covers a few per cent of an image, so without a lattice such a
     # coverage is not fitted at all; a white caption on the same photo is still filled.
-    clean = np.ascontiguousarray(np.repeat(photo("grass")[..., None], 3, axis=2))
+    clean = photo("grass")
     result = learn(clean)
     assert np.array_equal(result.images[0].pixels, clean)
     assert any("no lattice" in note for note in result.details["overlay_fit"]["notes"])

@@ -372,12 +372,13 @@ def restore(
     ak = np.zeros((h, w), np.float32)
     cmap = np.zeros((h, w, 3), np.float32)
     out = Outcome(obs8.copy(), ak, none, none, lattice=lat)
-    if s.any() and lat is None and float(s.mean()) > st.max_cover:
+    share = float(s.mean())
+    if share > st.max_cover and lat is None:
         out.notes.append(
-            f"coverage on {100 * float(s.mean()):.0f} % of the image and no lattice: "
+            f"coverage on {100 * share:.0f} % of the image and no lattice: "
             "photo texture, not an overlay; nothing unmixed"
         )
-    elif s.any():
+    elif share > 0:
         _fit_and_place(obs8, obs, k, s, st, ak, cmap, out)
     t = np.minimum(ak, st.max_cap)[..., None]
     clean = np.where(t > 0, (obs - t * cmap) / (1.0 - t), obs)
