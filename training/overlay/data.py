@@ -334,9 +334,25 @@ def make_overlay(rng: random.Random, kind: str, h: int, w: int) -> Overlay:
 # --- training patches and validation pairs --------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PhotoAug:
+    """Probabilities of changing the clean photo patch before the overlay goes on, so the network
+    also sees photo content the three training folders lack (all 0: the patches as they are).
+
+    - ``dense``: the patch is a 1.5-3x larger crop shrunk to size (area filter): fine, dense
+      texture (grass, gravel, foliage) full of bright thin structure;
+    - ``grey``: the patch's luminance in all three channels (grey photos);
+    - ``contrast``: a contrast stretch about the patch's mean (x1.2-1.8) and/or a brightening gamma
+      (0.5-0.9), clipped: bright rims and blown highlights, what a pale overlay looks like."""
+
+    dense: float = 0.0
+    grey: float = 0.0
+    contrast: float = 0.0
+
+
 class PatchSampler:
     """Random crops of training photos with a random overlay kind rendered on each (a second
-    overlay of another kind is added sometimes), plus flips."""
+    overlay of another kind is added sometimes), plus flips and the ``PhotoAug`` changes."""
 
     def __init__(
         self,
@@ -344,6 +360,7 @@ class PatchSampler:
         patch: int,
         seed: int,
         kind_weights: tuple[float, ...] = (0.35, 0.3, 0.2, 0.15),
+        aug: PhotoAug = PhotoAug(),
     ) -> None:
         self.images = images
         self.patch = patch
@@ -352,14 +369,35 @@ class PatchSampler:
         sizes = np.array([im.shape[0] * im.shape[1] for im in images], np.float64)
         self.prob = sizes / sizes.sum()
         self.kind_weights = kind_weights
+        self.aug = aug
 
-    def sample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def crop(self) -> np.ndarray:
         p = self.patch
         im = self.images[int(self.nprng.choice(len(self.images), p=self.prob))]
         h, w = im.shape[:2]
-        i = self.rng.randrange(0, h - p + 1)
-        j = self.rng.randrange(0, w - p + 1)
-        clean = im[i : i + p, j : j + p]
+        side = p
+        if self.aug.dense and self.rng.random() < self.aug.dense:
+            side = min(h, w, round(p * self.rng.uniform(1.5, 3.0)))
+        i = self.rng.randrange(0, h - side + 1)
+        j = self.rng.randrange(0, w - side + 1)
+        clean = im[i : i + side, j : j + side]
+        if side != p:
+            clean = cv2.resize(clean, (p, p), interpolation=cv2.INTER_AREA)
+        if self.aug.grey and self.rng.random() < self.aug.grey:
+            y = clean.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+            clean = np.repeat(np.clip(np.round(y), 0, 255).astype(np.uint8)[..., None], 3, 2)
+        if self.aug.contrast and self.rng.random() < self.aug.contrast:
+            x = clean.astype(np.float32) / 255.0
+            if self.rng.random() < 0.6:
+                x = x.mean() + (x - x.mean()) * self.rng.uniform(1.2, 1.8)
+            if self.rng.random() < 0.6:
+                x = np.clip(x, 0.0, 1.0) ** self.rng.uniform(0.5, 0.9)
+            clean = np.clip(np.round(x * 255.0), 0, 255).astype(np.uint8)
+        return clean
+
+    def sample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        p = self.patch
+        clean = self.crop()
         if self.rng.random() < 0.5:
             clean = clean[:, ::-1]
         kind = self.rng.choices(KINDS, self.kind_weights)[0]

@@ -11,6 +11,28 @@ import torch
 from model import OverlayNet
 
 
+def save_onnx(module: torch.nn.Module, output: Path, props: dict[str, str]) -> None:
+    """Export ``module`` (RGB in, the 7 or 8 outputs out) to ``output`` (opset 17, dynamic
+    height and width) with the ``pixelmill_*`` metadata the engine reads."""
+    torch.onnx.export(
+        module,
+        (torch.rand(1, 3, 64, 64),),
+        str(output),
+        input_names=["rgb"],
+        output_names=["alpha_colour_fill"],
+        dynamic_axes={"rgb": {2: "h", 3: "w"}, "alpha_colour_fill": {2: "h", 3: "w"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    model = onnx.load(str(output))
+    for k, v in {"pixelmill_name": "pixelmill-overlay", **props}.items():
+        entry = model.metadata_props.add()
+        entry.key = k
+        entry.value = v
+    onnx.checker.check_model(model)
+    onnx.save(model, str(output))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("checkpoint", type=Path)
@@ -20,31 +42,16 @@ def main() -> None:
     cfg = ck["config"]
     net = OverlayNet(tuple(cfg["widths"]), int(cfg.get("outputs", 7))).eval()
     net.load_state_dict(ck["model"])
-    dummy = torch.rand(1, 3, 64, 64)
-    torch.onnx.export(
+    save_onnx(
         net,
-        (dummy,),
-        str(args.output),
-        input_names=["rgb"],
-        output_names=["alpha_colour_fill"],
-        dynamic_axes={"rgb": {2: "h", 3: "w"}, "alpha_colour_fill": {2: "h", 3: "w"}},
-        opset_version=17,
-        dynamo=False,
+        args.output,
+        {
+            "pixelmill_config": json.dumps(cfg),
+            "pixelmill_step": str(ck.get("step", "")),
+            "pixelmill_params": str(net.param_count()),
+            "pixelmill_macs_per_pixel": str(round(net.macs_per_pixel())),
+        },
     )
-    model = onnx.load(str(args.output))
-    props = {
-        "pixelmill_name": "pixelmill-overlay",
-        "pixelmill_config": json.dumps(cfg),
-        "pixelmill_step": str(ck.get("step", "")),
-        "pixelmill_params": str(net.param_count()),
-        "pixelmill_macs_per_pixel": str(round(net.macs_per_pixel())),
-    }
-    for k, v in props.items():
-        entry = model.metadata_props.add()
-        entry.key = k
-        entry.value = v
-    onnx.checker.check_model(model)
-    onnx.save(model, str(args.output))
     print(f"wrote {args.output} ({args.output.stat().st_size} bytes), step {ck.get('step')}")
 
 

@@ -45,8 +45,11 @@ def run_onnx(sess: ort.InferenceSession, rgb: np.ndarray) -> np.ndarray:
     return y[0, :, :h, :w].transpose(1, 2, 0)
 
 
-def model_outputs(model: Path, pairs: list[ValPair], seed: int = 7) -> list[np.ndarray]:
+def model_outputs(
+    model: Path, pairs: list[ValPair], seed: int = 7, photos: str = ""
+) -> list[np.ndarray]:
     stamp = f"{model.stem}-{model.stat().st_mtime_ns}" + ("" if seed == 7 else f"-seed{seed}")
+    stamp += f"-{photos}" if photos else ""
     cache = ROOT / "training/overlay/runs" / f"cache-{stamp}.npz"
     if cache.exists():
         return [o.astype(np.float32) for o in np.load(cache, allow_pickle=True)["outs"]]
@@ -93,6 +96,13 @@ def main() -> None:
     ap.add_argument("--per-pair", action="store_true")
     ap.add_argument("--seed", type=int, default=7, help="overlay draw (7: the validation pairs)")
     ap.add_argument("--inpaint", type=Path, default=None, help="inpainting network (ONNX)")
+    ap.add_argument(
+        "--photos",
+        type=Path,
+        default=None,
+        help="a folder of photos to use instead of the held-out split (e.g. the scikit-image "
+        "PNGs bench/bench_text_removal.py --photos skimage writes to the temp folder)",
+    )
     args = ap.parse_args()
     fill = None
     if args.inpaint:
@@ -100,9 +110,13 @@ def main() -> None:
         from pixelmill.engines.text_removal.inpaint import Inpainter
 
         fill = Inpainter(OnnxModel(args.inpaint)).fill
-    _, val_paths = split(args.data)
+    if args.photos:
+        val_paths = sorted(args.photos.glob("*.png"))
+    else:
+        _, val_paths = split(args.data)
     pairs = validation_pairs(val_paths, seed=args.seed)
-    outs = model_outputs(args.model, pairs, args.seed) if args.model else None
+    tag = args.photos.name if args.photos else ""
+    outs = model_outputs(args.model, pairs, args.seed, tag) if args.model else None
     print(f"{'setting':34s}" + "".join(f"{k:>10s}" for k in KINDS) + "  overall  <input")
     row = f"{'input':34s}"
     for kind in KINDS:

@@ -29,7 +29,7 @@ import torch
 # the engine's coverage -> opacity/colour fit and unmixing (numpy + OpenCV, no pixelmill deps)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src/pixelmill/engines/text_removal"))
 import unmix as overlay_unmix
-from data import KINDS, PatchSampler, ValPair, load_rgb, split, validation_pairs
+from data import KINDS, PatchSampler, PhotoAug, ValPair, load_rgb, split, validation_pairs
 from model import THRESHOLD, OverlayNet, unmix
 from torch.nn import functional
 
@@ -147,6 +147,12 @@ def main() -> None:
     ap.add_argument(
         "--kind-weights", type=str, default="0.35,0.3,0.2,0.15", help="caption,watermark,logo,clean"
     )
+    ap.add_argument(
+        "--aug",
+        type=str,
+        default="0,0,0",
+        help="PhotoAug probabilities dense,grey,contrast (e.g. 0.25,0.2,0.2)",
+    )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--eval-every", type=int, default=500)
@@ -162,7 +168,8 @@ def main() -> None:
     train_paths, val_paths = split(args.data)
     images = [load_rgb(p) for p in train_paths]
     weights = tuple(float(v) for v in args.kind_weights.split(","))
-    sampler = PatchSampler(images, args.patch, args.seed, weights)
+    dense, grey, contrast = (float(v) for v in args.aug.split(","))
+    sampler = PatchSampler(images, args.patch, args.seed, weights, PhotoAug(dense, grey, contrast))
     val = validation_pairs(
         val_paths[:: max(1, len(val_paths) // args.val_images)][: args.val_images]
     )
