@@ -173,10 +173,9 @@ def test_fit_needs_a_confident_coverage() -> None:
     # what the network gives on photo content it is unsure of; without a lattice it is not
     # fitted, though one opacity would explain this one (it is a real 30 % overlay).
     clean = photo("coffee")
-    cov = np.zeros(clean.shape[:2], np.float32)
     layer = PILImage.new("L", (clean.shape[1], clean.shape[0]), 0)
     ImageDraw.Draw(layer).text((40, 150), "diffuse", fill=255, font=ImageFont.load_default(size=90))
-    cov[:] = np.asarray(layer, np.float32) / 255.0
+    cov = np.asarray(layer, np.float32) / 255.0
     dirty = blend(clean, cov * 0.3, (255, 255, 255))
     k = cov * 0.45
     ys, xs = np.nonzero(cov > 0.99)

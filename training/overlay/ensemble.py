@@ -35,11 +35,11 @@ def member(path: Path, cfg: dict[str, object] | None) -> tuple[OverlayNet, dict[
     if path.suffix == ".onnx":
         meta = {p.key: p.value for p in onnx.load(str(path)).metadata_props}
         cfg = cfg or json.loads(meta["pixelmill_config"])
-        net = OverlayNet(tuple(cfg["widths"]), int(cfg.get("outputs", 7)))  # type: ignore[arg-type, call-overload]
+        net = OverlayNet.from_config(cfg)
         load_onnx_weights(net, path)
         return net, cfg
     ck = torch.load(path, map_location="cpu", weights_only=False)
-    net = OverlayNet(tuple(ck["config"]["widths"]), int(ck["config"].get("outputs", 7)))
+    net = OverlayNet.from_config(ck["config"])
     net.load_state_dict(ck["model"])
     return net, ck["config"]
 

@@ -40,7 +40,7 @@ def main() -> None:
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    net = OverlayNet(tuple(cfg["widths"]), int(cfg.get("outputs", 7))).eval()
+    net = OverlayNet.from_config(cfg).eval()
     net.load_state_dict(ck["model"])
     save_onnx(
         net,

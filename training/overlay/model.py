@@ -99,6 +99,15 @@ class OverlayNet(nn.Module):
                     return 0.25
         return 1.0
 
+    @classmethod
+    def from_config(cls, cfg: dict[str, object]) -> OverlayNet:
+        """The network a checkpoint's or an export's ``config()`` describes."""
+        widths = cfg["widths"]
+        assert isinstance(widths, list)
+        outputs = cfg.get("outputs", 7)
+        assert isinstance(outputs, int)
+        return cls(tuple(widths), outputs)  # type: ignore[arg-type]
+
     def config(self) -> dict[str, object]:
         return {
             "widths": list(self.widths),

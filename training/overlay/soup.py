@@ -24,7 +24,7 @@ def main() -> None:
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    net = OverlayNet(tuple(cfg["widths"]), int(cfg.get("outputs", 7)))
+    net = OverlayNet.from_config(cfg)
     load_onnx_weights(net, args.onnx)
     a = net.state_dict()
     b = ck["model"]

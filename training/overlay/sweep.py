@@ -57,7 +57,7 @@ def main() -> None:
     global FILL_AT
     FILL_AT = args.fill_at
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
-    net = OverlayNet(tuple(ck["config"]["widths"]), int(ck["config"].get("outputs", 7))).eval()
+    net = OverlayNet.from_config(ck["config"]).eval()
     net.load_state_dict(ck["model"])
     _, val_paths = split(args.data)
     pairs = validation_pairs(val_paths)

@@ -381,13 +381,13 @@ def restore(
     cmap = np.zeros((h, w, 3), np.float32)
     out = Outcome(obs8.copy(), ak, none, none, lattice=lat)
     share = float(s.mean())
-    confident = float((k[s] >= st.high).mean()) if share > 0 else 0.0
+    confident = float((k[s] >= st.high).mean()) if share > 0 and lat is None else 1.0
     if share > st.max_cover and lat is None:
         out.notes.append(
             f"coverage on {100 * share:.0f} % of the image and no lattice: "
             "photo texture, not an overlay; nothing unmixed"
         )
-    elif share > 0 and confident < st.min_confident and lat is None:
+    elif confident < st.min_confident:
         out.notes.append(
             f"only {100 * confident:.0f} % of the coverage is confident and no lattice: "
             "photo content, not an overlay; nothing unmixed"
