@@ -16,7 +16,9 @@ Kinds (``KINDS``):
 - ``clean``: nothing (the network must learn to leave photos alone).
 
 Photos come from ``/work/shared/data/sr-train`` with a seeded hold-out split (``split``).
-Fonts: every DejaVu / Liberation TTF under /usr/share/fonts (``fonts()``).
+Fonts (``fonts()``, pool chosen with ``use_fonts``): every DejaVu / Liberation TTF under
+/usr/share/fonts by default; ``wide`` adds Pillow's default font and six families from PyPI font
+wheels; ``held-out`` is five other families for evaluation only.
 """
 
 from __future__ import annotations
@@ -88,19 +90,84 @@ BRANDS = ("PIXEL", "ACME", "Lumen", "NOVA", "orbit", "Foto", "ZEN", "Kappa", "st
 SYMBOLS = ("\u00a9", "\u00ae", "\u2122")
 
 
+# Font families from PyPI wheels (training/sr/requirements.txt), module -> number of entries the
+# family gets in the "wide" pool (its faces cycled), so a one-face family is not drowned out by
+# a twelve-face one. "held-out" families never enter training: they show a font regression.
+PILLOW_DEFAULT = "pillow:default"  # Aileron Regular, embedded in Pillow (ImageFont.load_default)
+WIDE_FAMILIES = (
+    "font_roboto",
+    "font_lato",
+    "font_source_sans_pro",
+    "font_caladea",
+    "font_fredoka_one",
+    "font_amatic_sc",
+)
+HELD_OUT_FAMILIES = (
+    "font_manrope",
+    "font_rhd",
+    "font_source_serif_pro",
+    "font_hanken_grotesk",
+    "font_fjallaone",
+)
+FAMILY_ENTRIES = 6
+FONT_POOLS = ("base", "wide", "held-out")
+_pool = ["base"]
+
+
+def use_fonts(pool: str) -> None:
+    """Select the font pool the generator draws from: ``base`` (DejaVu / Liberation, the default
+    and every figure before stage 6), ``wide`` (base plus Pillow's default font and six families
+    from PyPI wheels, each with ``FAMILY_ENTRIES`` entries) or ``held-out`` (five other families,
+    for evaluation only)."""
+    if pool not in FONT_POOLS:
+        raise ValueError(f"font pool must be one of {FONT_POOLS}")
+    _pool[0] = pool
+
+
+def family_faces(module: str) -> list[str]:
+    import importlib.resources
+
+    folder = importlib.resources.files(module) / "files"
+    names = sorted(f.name for f in folder.iterdir() if f.name.endswith((".ttf", ".otf")))
+    ttf = {n[:-4] for n in names if n.endswith(".ttf")}
+    # a face shipped as both .otf and .ttf counts once; variable fonts are left out
+    keep = [n for n in names if "Variable" not in n and not (n.endswith(".otf") and n[:-4] in ttf)]
+    return [str(folder / n) for n in keep]
+
+
+def cycled(faces: list[str], n: int) -> list[str]:
+    return [faces[i % len(faces)] for i in range(n)]
+
+
 @cache
-def fonts() -> tuple[str, ...]:
+def pool_fonts(pool: str) -> tuple[str, ...]:
     found: list[str] = []
-    for d in FONT_DIRS:
-        if d.is_dir():
-            found.extend(str(p) for p in sorted(d.glob("*.ttf")) if "Math" not in p.name)
-    if not found:
-        raise RuntimeError("no TTF fonts found under " + ", ".join(map(str, FONT_DIRS)))
+    if pool in ("base", "wide"):
+        for d in FONT_DIRS:
+            if d.is_dir():
+                found.extend(str(p) for p in sorted(d.glob("*.ttf")) if "Math" not in p.name)
+        if not found:
+            raise RuntimeError("no TTF fonts found under " + ", ".join(map(str, FONT_DIRS)))
+    if pool == "wide":
+        found.extend(cycled([PILLOW_DEFAULT], FAMILY_ENTRIES))
+        for module in WIDE_FAMILIES:
+            found.extend(cycled(family_faces(module), FAMILY_ENTRIES))
+    if pool == "held-out":
+        for module in HELD_OUT_FAMILIES:
+            found.extend(cycled(family_faces(module), FAMILY_ENTRIES))
     return tuple(found)
+
+
+def fonts() -> tuple[str, ...]:
+    return pool_fonts(_pool[0])
 
 
 @cache
 def font(path: str, size: int) -> ImageFont.FreeTypeFont:
+    if path == PILLOW_DEFAULT:
+        face = ImageFont.load_default(size)
+        assert isinstance(face, ImageFont.FreeTypeFont)
+        return face
     return ImageFont.truetype(path, size)
 
 

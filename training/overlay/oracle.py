@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-from data import KINDS, ValPair, split, validation_pairs
+from data import FONT_POOLS, KINDS, ValPair, split, use_fonts, validation_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src/pixelmill/engines/text_removal"))
@@ -70,7 +70,8 @@ def parse(spec: str) -> unmix.Settings:
             value
             if key == "background"
             else value == "1"
-            if key in {"net_unmix", "exclude_opaque", "refit", "lattice", "lattice_exact"}
+            if key
+            in {"net_unmix", "exclude_opaque", "refit", "lattice", "lattice_exact", "lattice_check"}
             else int(value)
             if key
             in {
@@ -81,6 +82,7 @@ def parse(spec: str) -> unmix.Settings:
                 "core_pixels",
                 "lattice_reach",
                 "lattice_iters",
+                "halo",
             }
             else float(value)
         )
@@ -103,7 +105,14 @@ def main() -> None:
         help="a folder of photos to use instead of the held-out split (e.g. the scikit-image "
         "PNGs bench/bench_text_removal.py --photos skimage writes to the temp folder)",
     )
+    ap.add_argument(
+        "--fonts",
+        choices=FONT_POOLS,
+        default="base",
+        help="the generator's font pool (held-out: families never used in training)",
+    )
     args = ap.parse_args()
+    use_fonts(args.fonts)
     fill = None
     if args.inpaint:
         from pixelmill.engines.runtime.onnx import OnnxModel
@@ -116,6 +125,7 @@ def main() -> None:
         _, val_paths = split(args.data)
     pairs = validation_pairs(val_paths, seed=args.seed)
     tag = args.photos.name if args.photos else ""
+    tag += "" if args.fonts == "base" else f"-fonts-{args.fonts}"
     outs = model_outputs(args.model, pairs, args.seed, tag) if args.model else None
     print(f"{'setting':34s}" + "".join(f"{k:>10s}" for k in KINDS) + "  overall  <input")
     row = f"{'input':34s}"

@@ -29,7 +29,16 @@ import torch
 # the engine's coverage -> opacity/colour fit and unmixing (numpy + OpenCV, no pixelmill deps)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src/pixelmill/engines/text_removal"))
 import unmix as overlay_unmix
-from data import KINDS, PatchSampler, PhotoAug, ValPair, load_rgb, split, validation_pairs
+from data import (
+    KINDS,
+    PatchSampler,
+    PhotoAug,
+    ValPair,
+    load_rgb,
+    split,
+    use_fonts,
+    validation_pairs,
+)
 from model import THRESHOLD, OverlayNet, unmix
 from torch.nn import functional
 
@@ -153,12 +162,16 @@ def main() -> None:
         default="0,0,0",
         help="PhotoAug probabilities dense,grey,contrast (e.g. 0.25,0.2,0.2)",
     )
+    ap.add_argument(
+        "--fonts", choices=("base", "wide"), default="base", help="generator font pool (data.py)"
+    )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--val-images", type=int, default=6, help="held-out photos used while training")
     args = ap.parse_args()
 
+    use_fonts(args.fonts)
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
