@@ -64,10 +64,15 @@ def blend(clean: Image, coverage: npt.NDArray[np.float32], colour: tuple[int, in
     return np.asarray(np.clip(np.rint(out), 0, 255), dtype=np.uint8)
 
 
-def with_watermark(clean: Image, opacity: float, colour: tuple[int, int, int]) -> Image:
-    """A rotated grid of "© PREVIEW" at ``opacity`` (Pillow's bundled font, so offline)."""
+def with_watermark(
+    clean: Image,
+    opacity: float,
+    colour: tuple[int, int, int],
+    font: ImageFont.FreeTypeFont | ImageFont.ImageFont | None = None,
+) -> Image:
+    """A rotated grid of "© PREVIEW" at ``opacity`` (Pillow's bundled font unless ``font``)."""
     h, w = clean.shape[:2]
-    return blend(clean, watermark_coverage(h, w) * opacity, colour)
+    return blend(clean, watermark_coverage(h, w, font) * opacity, colour)
 
 
 def with_logo(clean: Image) -> Image:
@@ -96,12 +101,15 @@ def characters(image: Image) -> int:
 # --- the opacity / colour fit (unmix.py), with a known coverage -------------------------------
 
 
-def watermark_coverage(h: int, w: int) -> npt.NDArray[np.float32]:
-    """Anti-aliased coverage (0..1) of a rotated grid of "(c) PREVIEW" (Pillow's bundled font)."""
+def watermark_coverage(
+    h: int, w: int, font: ImageFont.FreeTypeFont | ImageFont.ImageFont | None = None
+) -> npt.NDArray[np.float32]:
+    """Anti-aliased coverage (0..1) of a rotated grid of "(c) PREVIEW" (Pillow's bundled font
+    unless ``font``)."""
     side = 2 * max(h, w)
     layer = PILImage.new("L", (side, side), 0)
     draw = ImageDraw.Draw(layer)
-    font = ImageFont.load_default(size=34)
+    font = font or ImageFont.load_default(size=34)
     for y in range(0, side, 110):
         for x in range(-(y % 220), side, 260):
             draw.text((x, y), "\u00a9 PREVIEW", fill=255, font=font)
@@ -187,6 +195,27 @@ def test_fit_needs_a_confident_coverage() -> None:
     assert ungated.image_fit is not None and not np.array_equal(ungated.image, dirty)
 
 
+def test_a_lattice_that_explains_less_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A white 40 % grid on chelsea with its true coverage, and a wrong lattice (the one the
+    # stage-6 ensemble's coverage of this photo gives: two 155-px vectors at right angles, which
+    # the grid's is not). Pooled over it, the fit explains 0.70 at opacity 0.66 and leaves the
+    # grid in place (+0.6 dB); the coverage itself explains 0.93 at 0.41 (+22 dB), so the
+    # lattice is dropped and a note says why.
+    clean = photo("chelsea")
+    cov = watermark_coverage(*clean.shape[:2])
+    dirty = blend(clean, cov * 0.4, (255, 255, 255))
+    wrong = lattice.Lattice((40.0, 150.0), (150.0, -40.0), 0.5)
+    monkeypatch.setattr(lattice, "find", lambda *args, **kwargs: wrong)
+    done = unmix.restore(dirty, cov)
+    assert done.lattice is None and done.image_fit is not None
+    assert abs(done.image_fit[0] - 0.4) < 0.03
+    assert any("lattice" in note for note in done.notes)
+    assert psnr(done.image, clean) >= psnr(dirty, clean) + 15.0
+    pooled = unmix.restore(dirty, cov, settings=unmix.Settings(lattice_check=False))
+    assert pooled.lattice == wrong
+    assert psnr(pooled.image, clean) < psnr(done.image, clean) - 10.0
+
+
 def test_fit_without_coverage_changes_nothing() -> None:
     clean = photo("coffee")
     done = unmix.restore(clean, np.zeros(clean.shape[:2], np.float32))
@@ -198,9 +227,9 @@ def test_fit_without_coverage_changes_nothing() -> None:
 # Whole-image PSNR gains (dB) the learned engine must reach; the measured gains (pixelmill-overlay
 # and the fit in unmix.py as committed, this machine) are in the comments.
 CAPTION_CASES = [
-    ("astronaut", (255, 255, 255), False, 7.0),  # measured +8.76
-    ("coffee", (15, 15, 15), False, 7.0),  # measured +10.16
-    ("chelsea", (255, 255, 255), True, 11.0),  # measured +13.22
+    ("astronaut", (255, 255, 255), False, 7.0),  # measured +9.03
+    ("coffee", (15, 15, 15), False, 7.0),  # measured +10.43
+    ("chelsea", (255, 255, 255), True, 11.0),  # measured +13.24
 ]
 
 
@@ -221,8 +250,8 @@ def test_learned_removes_captions(
 @pytest.mark.parametrize(
     ("name", "opacity", "colour", "margin"),
     [
-        ("coffee", 0.4, (255, 255, 255), 4.0),  # measured +5.65 (fitted opacity 0.43)
-        ("chelsea", 0.4, (255, 255, 255), 3.5),  # measured +4.76 (fitted opacity 0.53)
+        ("coffee", 0.4, (255, 255, 255), 4.0),  # measured +6.27 (fitted opacity 0.42)
+        ("chelsea", 0.4, (255, 255, 255), 3.5),  # measured +5.93 (fitted opacity 0.50)
     ],
 )
 def test_learned_unmixes_a_semi_transparent_watermark(
@@ -234,8 +263,9 @@ def test_learned_unmixes_a_semi_transparent_watermark(
     out = result.images[0].pixels
     assert psnr(out, clean) > psnr(dirty, clean) + margin
     # The changed pixels were unmixed (recovered from the observed pixel), hardly any filled,
-    # with a fitted opacity and colour near the true ones (measured: 0.43 / (255, 255, 255) on
-    # coffee, 0.53 / (239, 229, 223) on chelsea).
+    # with a fitted opacity and colour near the true ones (measured: 0.42 / (255, 255, 255) on
+    # coffee, 0.50 / (245, 236, 232) on chelsea, where the network's coverage also shows a wrong
+    # lattice that the fit drops: test_a_lattice_that_explains_less_is_not_used).
     assert result.details["unmixed_coverage"] > 10 * result.details["filled_coverage"]
     fit = result.details["overlay_fit"]
     assert fit["explained"] >= learned.SETTINGS.min_explained
@@ -243,9 +273,37 @@ def test_learned_unmixes_a_semi_transparent_watermark(
     assert max(abs(a - b) for a, b in zip(fit["colour"], colour, strict=True)) < 45
 
 
+def manrope(face: str) -> ImageFont.FreeTypeFont:
+    """Manrope (the ``font-manrope`` wheel, requirements/dev.txt), 34 px: a family the network
+    never saw in training (``training/overlay/data.py``'s held-out pool). Pillow's default font,
+    used by the other cases, is in the training data since stage 6."""
+    path = files("font_manrope") / "files" / f"Manrope-{face}.ttf"
+    return ImageFont.truetype(str(path), 34)
+
+
+@pytest.mark.parametrize(
+    ("name", "opacity", "colour", "face", "margin"),
+    [
+        ("coffee", 0.4, (255, 255, 255), "Medium", 4.5),  # measured +6.62 (fitted opacity 0.43)
+        ("coffee", 0.5, (20, 20, 20), "Medium", 8.0),  # measured +10.78 (a lattice, 0.51)
+        ("chelsea", 0.5, (20, 20, 20), "Bold", 5.0),  # measured +8.14 (0.50)
+    ],
+)
+def test_learned_unmixes_a_watermark_in_an_unseen_font(
+    name: str, opacity: float, colour: tuple[int, int, int], face: str, margin: float
+) -> None:
+    clean = photo(name)
+    dirty = with_watermark(clean, opacity, colour, manrope(face))
+    result = learn(dirty)
+    assert psnr(result.images[0].pixels, clean) > psnr(dirty, clean) + margin
+    fit = result.details["overlay_fit"]
+    assert abs(fit["opacity"] - opacity) < 0.1
+    assert max(abs(a - b) for a, b in zip(fit["colour"], colour, strict=True)) < 30
+
+
 def test_learned_leaves_a_watermark_it_cannot_explain() -> None:
     # A dark tiled watermark on a dark, busy photo: no fit explains the network's coverage well
-    # enough (measured: explained 0.43 at opacity 0.99), so the regions are kept as they are
+    # enough (measured: explained 0.42 at opacity 0.96), so the regions are kept as they are
     # rather than damaged (measured 0.00 dB). The grid is not a lattice the network's coverage
     # shows (measured: none found), so there is no pooling either.
     clean = photo("astronaut")
@@ -260,10 +318,10 @@ def test_learned_leaves_a_watermark_it_cannot_explain() -> None:
 
 def test_learned_pools_a_tiled_watermark_over_its_lattice() -> None:
     # Dark "(c) PREVIEW" at opacity 0.5 on coffee: the network's own coverage is too patchy for
-    # the fit (explained 0.30: the image was left as it was, -0.13 dB, before the lattice), but
+    # the fit (explained 0.30 with the first network: left as it was, -0.13 dB), but
     # it repeats every 220 px down the rows and 260 px along them (the grid rotated by 30
-    # degrees). Pooled over that lattice, the fit finds the opacity and colour (measured 0.501,
-    # (20, 18, 17)) and the photo comes back +8.81 dB (27.32 -> 36.13).
+    # degrees). Pooled over that lattice, the fit finds the opacity and colour (measured 0.500,
+    # (20, 18, 17), explained 0.86) and the photo comes back +9.21 dB (27.32 -> 36.53).
     clean = photo("coffee")
     dirty = with_watermark(clean, 0.5, (20, 20, 20))
     result = learn(dirty)
@@ -325,7 +383,7 @@ def test_learned_removes_a_corner_logo_the_ocr_misses() -> None:
     dirty = with_logo(clean)
     out = learn(dirty).images[0].pixels
     ocr = remove(dirty, method="ocr").images[0].pixels
-    # measured: input 29.65 dB, learned 43.09, OCR + Telea 34.60 (the OCR misses the ©)
+    # measured: input 29.65 dB, learned 43.05, OCR + Telea 34.63 (the OCR misses the ©)
     assert psnr(out, clean) >= psnr(dirty, clean) + 12.0
     assert psnr(out, clean) >= psnr(ocr, clean) + 7.0
     # Far from the corner the photo is untouched.
@@ -333,16 +391,16 @@ def test_learned_removes_a_corner_logo_the_ocr_misses() -> None:
     assert np.array_equal(out[: h // 2, : w // 2], dirty[: h // 2, : w // 2])
 
 
-# (name, minimum PSNR, maximum share of pixels changed); measured: astronaut and chelsea
-# unchanged, coffee 43.31 dB / 0.03 %. The grey and texture photos are where false detections
-# used to be unmixed (before the max_opacity / max_cover gates, measured: coins 16.0 dB, grass
-# 19.3, immunohistochemistry 25.6, brick 35.7, clock 46.6); now coins 35.13 dB / 0.43 % (small
-# opaque fills on the brightest coin rims), the others unchanged.
+# (name, minimum PSNR, maximum share of pixels changed); measured: coffee 43.89 dB / 0.03 %, the
+# others unchanged. The grey and texture photos are where false detections used to be unmixed
+# (before the max_opacity / max_cover gates, measured: coins 16.0 dB, grass 19.3,
+# immunohistochemistry 25.6, brick 35.7, clock 46.6); the first network still filled the
+# brightest coin rims (35.13 dB / 0.43 %), the stage-6 ensemble leaves coins unchanged.
 CLEAN_CASES = [
     ("astronaut", 99.0, 0.0),
     ("coffee", 42.0, 0.001),
     ("chelsea", 99.0, 0.0),
-    ("coins", 33.0, 0.008),
+    ("coins", 99.0, 0.0),
     ("grass", 99.0, 0.0),
     ("immunohistochemistry", 99.0, 0.0),
     ("brick", 99.0, 0.0),
@@ -364,7 +422,7 @@ def test_learned_changes_a_photo_without_overlays_little(
     assert float(np.any(out != clean, axis=2).mean()) <= max_changed
 
 
-CAPTION_ON_GRASS_GAIN = 6.0  # measured +7.82 dB (22.74 -> 30.55)
+CAPTION_ON_GRASS_GAIN = 6.0  # measured +8.59 dB (22.74 -> 31.33)
 
 
 def test_learned_does_not_unmix_texture_as_an_overlay() -> None:

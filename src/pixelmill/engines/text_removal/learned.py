@@ -1,15 +1,17 @@
 """pixelmill-overlay: learned overlay (text, watermark, logo) removal, run with onnxruntime.
 
-A compact U-Net (trained by ``training/overlay/``, described in ``models/MODEL_CARD.md``)
-predicts for every pixel the overlay's *coverage* ``k`` (where the overlay is, 0..1, whatever
-its opacity), besides its own per-pixel opacity / colour / fill guesses. The opacity ``a`` and
-colour ``c`` are then *fitted* (``unmix.py``): an overlay is one flat colour at one opacity
-laid through an anti-aliased glyph coverage, so ``observed - b = k a (c - b)`` (``b``: the photo
-around the strokes) is solved by robust least squares for the whole image, and again per
-overlay region where that explains it clearly better. If the coverage repeats on a 2-D lattice
-(a tiled watermark, ``lattice.py``), it is first replaced by the coverage pooled over the
-lattice's translates (``unmix.periodic_coverage``): copies the network missed are recovered
-from those it found, detections that do not repeat fade. Then, per pixel:
+A compact U-Net (two since 2026-11-25, their outputs averaged in one ONNX graph; trained by
+``training/overlay/``, described in ``models/MODEL_CARD.md``) predicts for every pixel the
+overlay's *coverage* ``k`` (where the overlay is, 0..1, whatever its opacity), besides its own
+per-pixel opacity / colour / fill guesses. The opacity ``a`` and colour ``c`` are then *fitted*
+(``unmix.py``): an overlay is one flat colour at one opacity laid through an anti-aliased glyph
+coverage, so ``observed - b = k a (c - b)`` (``b``: the photo around the strokes) is solved by
+robust least squares for the whole image, and again per overlay region where that explains it
+clearly better. If the coverage repeats on a 2-D lattice (a tiled watermark, ``lattice.py``), it is
+first replaced by the coverage pooled over the lattice's translates (``unmix.periodic_coverage``):
+copies the network missed are recovered from those it found, detections that do not repeat fade;
+unless the fit on the network's own coverage explains more (``SETTINGS.lattice_check``: a wrong
+period pools glyphs with photo). Then, per pixel:
 
 - outside the coverage's hysteresis support (``SETTINGS.low`` / ``SETTINGS.high``), or in a
   region no fit explains, or when the fit is no overlay's (opacity above

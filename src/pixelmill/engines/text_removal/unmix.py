@@ -99,6 +99,15 @@ class Settings:
     -3.2, a tissue section -1.4), fits that helped 0.28-0.91 (one logo at 0.28, +2.5 dB, is
     lost); over 11 draws of held-out and scikit-image pairs, 33 -> 30 pairs below their input,
     no draw's mean down by more than 0.07 dB (2026-11-24)."""
+    halo: int = 0
+    """Pixels of the coverage's support within this many pixels of the opaque strokes filled from
+    the opacity head, and left unchanged by the fits, are filled too: a caption's outline and
+    drop shadow, which the opacity head does not claim and a gated fit leaves as ghost text
+    (0: off)."""
+    halo_dev: float = 0.0
+    """... and only those that differ from the photo estimated around the overlay (``background``)
+    by more than this (0..1, largest channel): outline and shadow pixels do, the photo's own
+    pixels beside a glyph mostly do not."""
     group: int = 6
     """Covered pixels closer than about this many pixels form one region."""
     region_min: int = 300
@@ -128,6 +137,9 @@ class Settings:
     lattice_support2: float = 0.5
     """... and pooled coverage from which for the next ones."""
     lattice_iters: int = 2
+    lattice_check: bool = True
+    """A lattice is used only if the fit on the pooled coverage explains the overlay better than
+    a fit on the network's own coverage (when that one passes the gates)."""
     lattice_exact: bool = False
     """Bilinear translates (sub-pixel) instead of whole-pixel ones."""
 
@@ -371,14 +383,65 @@ def restore(
         if st.lattice
         else None
     )
+    raw = k
     if lat is not None:
         k = periodic_coverage(obs8, obs, k, lat, st)
+    ak, cmap, out = _place(obs8, obs, k, opaque, lat, st)
+    if lat is not None and st.lattice_check:
+        # the lattice must earn its place: a wrong period pools glyphs with photo and spoils a
+        # fit the network's own coverage would have given
+        ak2, cmap2, out2 = _place(obs8, obs, raw, opaque, None, st)
+        pooled, own = _usable(out.image_fit, st), _usable(out2.image_fit, st)
+        if own > pooled:
+            out2.notes.append(
+                f"a lattice was found but explained the overlay less well ({pooled:.2f}) than "
+                f"the network's own coverage ({own:.2f}): not used"
+            )
+            ak, cmap, out, k = ak2, cmap2, out2, raw
+    t = np.minimum(ak, st.max_cap)[..., None]
+    clean = np.where(t > 0, (obs - t * cmap) / (1.0 - t), obs)
+    if st.net_unmix and alpha is not None and colour is not None:
+        # the network's own opacity / colour where the fit changed nothing (thin anti-aliased
+        # edges of opaque strokes, mostly)
+        rest = a_sup & (ak <= 0) & ~opaque
+        ac = np.clip(alpha, 0.0, 0.8)[..., None]
+        per_pixel = (obs - ac * colour) / (1.0 - ac)
+        clean = np.where(rest[..., None], per_pixel, clean)
+        out.unmixed = rest
+    img = np.clip(np.rint(clean * 255.0), 0, 255).astype(np.uint8)
+    filled = (ak >= st.fill_at) | opaque
+    if st.halo and opaque.any():
+        filled |= _halo(obs8, opaque, support(k, st.low, st.high), ak, st)
+    if extra_fill is not None:
+        filled |= extra_fill
+    out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb, inpaint))
+    out.opacity = ak
+    out.unmixed = (out.unmixed | (ak > 0)) & ~filled
+    out.filled = filled
+    return out
+
+
+def _usable(image_fit: tuple[float, list[float], float] | None, st: Settings) -> float:
+    """How much of the overlay the image's fit explains, 0 if the fit would not be used."""
+    if image_fit is None:
+        return 0.0
+    a, _, explained = image_fit
+    return explained if explained >= st.min_explained and a <= st.max_opacity else 0.0
+
+
+def _place(
+    obs8: U8, obs: Float, k: Float, opaque: Mask, lat: lattice.Lattice | None, st: Settings
+) -> tuple[Float, Float, Outcome]:
+    """``a k`` and the overlay colour per pixel from the coverage ``k`` (zero where nothing is
+    unmixed), after the gates, and the outcome so far."""
+    h, w = k.shape
     s = support(k, st.low, st.high)
     if st.exclude_opaque and opaque.any():
         near = cv2.dilate(opaque.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
         s &= ~near
     ak = np.zeros((h, w), np.float32)
     cmap = np.zeros((h, w, 3), np.float32)
+    none = np.zeros((h, w), bool)
     out = Outcome(obs8.copy(), ak, none, none, lattice=lat)
     share = float(s.mean())
     confident = float((k[s] >= st.high).mean()) if share > 0 and lat is None else 1.0
@@ -394,25 +457,26 @@ def restore(
         )
     elif share > 0:
         _fit_and_place(obs8, obs, k, s, st, ak, cmap, out)
-    t = np.minimum(ak, st.max_cap)[..., None]
-    clean = np.where(t > 0, (obs - t * cmap) / (1.0 - t), obs)
-    if st.net_unmix and alpha is not None and colour is not None:
-        # the network's own opacity / colour where the fit changed nothing (thin anti-aliased
-        # edges of opaque strokes, mostly)
-        rest = a_sup & (ak <= 0) & ~opaque
-        ac = np.clip(alpha, 0.0, 0.8)[..., None]
-        per_pixel = (obs - ac * colour) / (1.0 - ac)
-        clean = np.where(rest[..., None], per_pixel, clean)
-        out.unmixed = rest
-    img = np.clip(np.rint(clean * 255.0), 0, 255).astype(np.uint8)
-    filled = (ak >= st.fill_at) | opaque
-    if extra_fill is not None:
-        filled |= extra_fill
-    out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb, inpaint))
-    out.opacity = ak
-    out.unmixed = (out.unmixed | (ak > 0)) & ~filled
-    out.filled = filled
-    return out
+    return ak, cmap, out
+
+
+def _halo(obs8: U8, opaque: Mask, s: Mask, ak: Float, st: Settings) -> Mask:
+    """The support's pixels within ``st.halo`` pixels of ``opaque`` (in regions of the support
+    that touch it) that no fit changed and that differ from the photo around them."""
+    free = (~opaque).astype(np.uint8)
+    near = cv2.distanceTransform(free, cv2.DIST_L2, 3) <= st.halo
+    n, labels = cv2.connectedComponents((s | opaque).astype(np.uint8), connectivity=8)
+    touching = np.zeros(n, bool)
+    touching[np.unique(labels[opaque])] = True
+    touching[0] = False
+    halo = near & s & touching[labels] & (ak <= 0) & ~opaque
+    if st.halo_dev > 0 and halo.any():
+        b = background(
+            obs8, halo | opaque, st.background_radius, mode=st.background, sigma=st.sigma
+        )
+        dev = np.abs(obs8.astype(np.float32) * np.float32(1.0 / 255.0) - b).max(axis=2)
+        halo &= dev > st.halo_dev
+    return np.asarray(halo, dtype=np.bool_)
 
 
 def _fit_and_place(
