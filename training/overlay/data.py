@@ -23,6 +23,7 @@ wheels; ``held-out`` is five other families for evaluation only.
 
 from __future__ import annotations
 
+import importlib.resources
 import random
 import string
 from dataclasses import dataclass
@@ -90,43 +91,47 @@ BRANDS = ("PIXEL", "ACME", "Lumen", "NOVA", "orbit", "Foto", "ZEN", "Kappa", "st
 SYMBOLS = ("\u00a9", "\u00ae", "\u2122")
 
 
-# Font families from PyPI wheels (training/sr/requirements.txt), module -> number of entries the
-# family gets in the "wide" pool (its faces cycled), so a one-face family is not drowned out by
-# a twelve-face one. "held-out" families never enter training: they show a font regression.
+# Font families from PyPI wheels (training/sr/requirements.txt) by pool; each family gets
+# FAMILY_ENTRIES entries (its faces cycled), so a one-face family is not drowned out by a
+# twelve-face one. The "held-out" families never enter training: they show a font regression.
 PILLOW_DEFAULT = "pillow:default"  # Aileron Regular, embedded in Pillow (ImageFont.load_default)
-WIDE_FAMILIES = (
-    "font_roboto",
-    "font_lato",
-    "font_source_sans_pro",
-    "font_caladea",
-    "font_fredoka_one",
-    "font_amatic_sc",
-)
-HELD_OUT_FAMILIES = (
-    "font_manrope",
-    "font_rhd",
-    "font_source_serif_pro",
-    "font_hanken_grotesk",
-    "font_fjallaone",
-)
+POOL_FAMILIES: dict[str, tuple[str, ...]] = {
+    "base": (),
+    "wide": (
+        PILLOW_DEFAULT,
+        "font_roboto",
+        "font_lato",
+        "font_source_sans_pro",
+        "font_caladea",
+        "font_fredoka_one",
+        "font_amatic_sc",
+    ),
+    "held-out": (
+        "font_manrope",
+        "font_rhd",
+        "font_source_serif_pro",
+        "font_hanken_grotesk",
+        "font_fjallaone",
+    ),
+}
 FAMILY_ENTRIES = 6
-FONT_POOLS = ("base", "wide", "held-out")
+FONT_POOLS = tuple(POOL_FAMILIES)
 _pool = ["base"]
 
 
 def use_fonts(pool: str) -> None:
     """Select the font pool the generator draws from: ``base`` (DejaVu / Liberation, the default
     and every figure before stage 6), ``wide`` (base plus Pillow's default font and six families
-    from PyPI wheels, each with ``FAMILY_ENTRIES`` entries) or ``held-out`` (five other families,
-    for evaluation only)."""
-    if pool not in FONT_POOLS:
+    from PyPI wheels) or ``held-out`` (five other families, for evaluation only)."""
+    if pool not in POOL_FAMILIES:
         raise ValueError(f"font pool must be one of {FONT_POOLS}")
     _pool[0] = pool
 
 
 def family_faces(module: str) -> list[str]:
-    import importlib.resources
-
+    """The faces of a font wheel (``PILLOW_DEFAULT`` stands for itself)."""
+    if module == PILLOW_DEFAULT:
+        return [PILLOW_DEFAULT]
     folder = importlib.resources.files(module) / "files"
     names = sorted(f.name for f in folder.iterdir() if f.name.endswith((".ttf", ".otf")))
     ttf = {n[:-4] for n in names if n.endswith(".ttf")}
@@ -135,26 +140,18 @@ def family_faces(module: str) -> list[str]:
     return [str(folder / n) for n in keep]
 
 
-def cycled(faces: list[str], n: int) -> list[str]:
-    return [faces[i % len(faces)] for i in range(n)]
-
-
 @cache
 def pool_fonts(pool: str) -> tuple[str, ...]:
     found: list[str] = []
-    if pool in ("base", "wide"):
+    if pool != "held-out":
         for d in FONT_DIRS:
             if d.is_dir():
                 found.extend(str(p) for p in sorted(d.glob("*.ttf")) if "Math" not in p.name)
         if not found:
             raise RuntimeError("no TTF fonts found under " + ", ".join(map(str, FONT_DIRS)))
-    if pool == "wide":
-        found.extend(cycled([PILLOW_DEFAULT], FAMILY_ENTRIES))
-        for module in WIDE_FAMILIES:
-            found.extend(cycled(family_faces(module), FAMILY_ENTRIES))
-    if pool == "held-out":
-        for module in HELD_OUT_FAMILIES:
-            found.extend(cycled(family_faces(module), FAMILY_ENTRIES))
+    for module in POOL_FAMILIES[pool]:
+        faces = family_faces(module)
+        found.extend(faces[i % len(faces)] for i in range(FAMILY_ENTRIES))
     return tuple(found)
 
 

@@ -442,7 +442,7 @@ def _place(
     ak = np.zeros((h, w), np.float32)
     cmap = np.zeros((h, w, 3), np.float32)
     none = np.zeros((h, w), bool)
-    out = Outcome(obs8.copy(), ak, none, none, lattice=lat)
+    out = Outcome(obs8, ak, none, none, lattice=lat)  # restore() sets the image
     share = float(s.mean())
     confident = float((k[s] >= st.high).mean()) if share > 0 and lat is None else 1.0
     if share > st.max_cover and lat is None:
