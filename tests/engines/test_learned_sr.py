@@ -29,19 +29,22 @@ U8 = npt.NDArray[np.uint8]
 MIN_GAIN_DB = {2: 1.1, 4: 0.7}
 # Non-antialiased x2 input (cv2.INTER_CUBIC downscale, what cv2.resize gives; the clean-only
 # weights lost about 2 dB to bicubic here). balanced: coffee +0.06, astronaut +0.67, camera
-# +0.42 dB (the network before image context: -0.13, +0.58, +0.32); high: +0.84, +0.85, +0.68.
+# +0.42 dB (the network before image context: -0.13, +0.58, +0.32); high (stage 8): +0.95, +1.17,
+# +0.68 (stage 5: +0.84, +0.85, +0.68).
 MIN_MEAN_GAIN_NOAA_X2_DB = 0.15
-MIN_PHOTO_GAIN_NOAA_X2_DB = {"balanced": -0.05, "high": 0.3}
+MIN_PHOTO_GAIN_NOAA_X2_DB = {"balanced": -0.05, "high": 0.5}
 # Nearest-neighbour x2 input (PIL and OpenCV keep opposite pixels of each 2x2 block), mean of
-# coffee, astronaut and camera: balanced +0.14 (PIL) / +0.11 (OpenCV), high +0.04 / +0.04
-# (astronaut alone -0.24 to -0.32). The networks before image context: -0.3 to -0.4 dB.
-MIN_MEAN_GAIN_NEAREST_X2_DB = {"balanced": 0.0, "high": -0.1}
+# coffee, astronaut and camera: balanced +0.14 (PIL) / +0.11 (OpenCV), high (stage 8) +0.15 /
+# +0.13 (astronaut alone -0.17 / -0.18; stage 5: +0.04 / +0.04). The networks before image
+# context: -0.3 to -0.4 dB.
+MIN_MEAN_GAIN_NEAREST_X2_DB = {"balanced": 0.0, "high": 0.05}
 # Nearest-neighbour x4 input, mean of the same three photos (the x4 network has image context
 # since stage 6): PIL +0.29 (astronaut alone -0.06), OpenCV +0.74 dB; the x4 network before it:
 # -0.08 / -0.02 on average over the seven scikit-image photos (bench_sr).
 MIN_MEAN_GAIN_NEAREST_X4_DB = {"pil": 0.15, "cv2": 0.5}
-# high over balanced at x2 (mean of coffee and astronaut): clean +0.29, no-antialias +0.49 dB.
-MIN_HIGH_OVER_BALANCED_DB = 0.15
+# high over balanced at x2, coffee and astronaut (stage 8): clean +0.48 / +0.74, no-antialias
+# +0.89 / +0.51 dB (stage 5, means: clean +0.29, no-antialias +0.49).
+MIN_HIGH_OVER_BALANCED_DB = 0.3
 
 
 def _psnr_y(a: U8, b: U8, shave: int) -> float:

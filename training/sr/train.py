@@ -41,6 +41,11 @@ context = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(context)
 
 
+# Floor of a patch's MSE under ``--loss logmse`` (1 level of 255 RMS): nearly flat patches,
+# whose error is tiny, must not get an unbounded weight.
+LOGMSE_EPS = (1.0 / 255.0) ** 2
+
+
 def batch_stats(net: SRNet, images: list[np.ndarray]) -> torch.Tensor | None:
     """The context statistics of each LR luma image in ``images``, or None for a plain net."""
     if not net.context:
@@ -126,11 +131,13 @@ def main() -> None:
     )
     ap.add_argument(
         "--loss",
-        choices=["l1", "l2"],
+        choices=["l1", "l2", "logmse"],
         default="l1",
         help="training loss; l2 (mean squared error) is what PSNR measures, and under an"
         " ambiguous input (e.g. which pixel of each block a nearest-neighbour downscale kept)"
-        " it learns the mean of the possible images where l1 learns a median",
+        " it learns the mean of the possible images where l1 learns a median; logmse is the"
+        " mean over patches of log(patch MSE + eps), i.e. minus the mean patch PSNR: every"
+        " patch counts in decibels, so easy (clean) patches weigh as much as hard ones",
     )
     ap.add_argument(
         "--context",
@@ -270,6 +277,9 @@ def main() -> None:
         target = torch.from_numpy(ys)
         if args.loss == "l2":
             loss = functional.mse_loss(pred, target)
+        elif args.loss == "logmse":
+            per_patch = ((pred - target) ** 2).mean(dim=(1, 2, 3))
+            loss = torch.log(per_patch + LOGMSE_EPS).mean()
         else:
             loss = functional.l1_loss(pred, target)
         opt.zero_grad(set_to_none=True)
