@@ -260,8 +260,10 @@ def test_credits_of_a_killed_server_come_back(short: Resources, tmp_path: Path) 
 
     wait_until(swept, timeout=10 * TIMEOUT, interval=0.05)
     back_after = time.monotonic() - killed
-    # At most one timeout of silence (the last beat came at most a quarter of it before the kill).
-    assert 0.7 * TIMEOUT <= back_after <= TIMEOUT + 1.0, back_after
+    # At most one timeout of silence (the last beat came at most a quarter of it before the kill),
+    # plus the sweep's own latency: on the 2-core CI machine under the full suite one run took
+    # 2.80 s (TIMEOUT + 1.3), so 2 s of slack; a stale reservation left for minutes still fails.
+    assert 0.7 * TIMEOUT <= back_after <= TIMEOUT + 2.0, back_after
     assert _consistent(short, acct.id) == 3
     with short.db.read() as session:
         rows = session.scalars(
