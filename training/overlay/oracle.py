@@ -63,28 +63,18 @@ def model_outputs(
 
 
 def parse(spec: str) -> unmix.Settings:
-    kw: dict[str, float | int] = {}
+    """``k=v,...`` -> Settings, each value read as the type of that field's default."""
+    defaults = unmix.Settings()
+    kw: dict[str, object] = {}
     for part in filter(None, spec.split(",")):
         key, value = part.split("=")
+        default = getattr(defaults, key)
         kw[key] = (
-            value
-            if key == "background"
-            else value == "1"
-            if key
-            in {"net_unmix", "exclude_opaque", "refit", "lattice", "lattice_exact", "lattice_check"}
-            else int(value)
-            if key
-            in {
-                "group",
-                "region_min",
-                "telea_radius",
-                "background_radius",
-                "core_pixels",
-                "lattice_reach",
-                "lattice_iters",
-                "halo",
-            }
-            else float(value)
+            value == "1"
+            if isinstance(default, bool)
+            else type(default)(value)
+            if isinstance(default, (int, float, str))
+            else value
         )
     return unmix.Settings(**kw)  # type: ignore[arg-type]
 

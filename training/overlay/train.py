@@ -30,6 +30,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src/pixelmill/engines/text_removal"))
 import unmix as overlay_unmix
 from data import (
+    FONT_POOLS,
     KINDS,
     PatchSampler,
     PhotoAug,
@@ -163,7 +164,10 @@ def main() -> None:
         help="PhotoAug probabilities dense,grey,contrast (e.g. 0.25,0.2,0.2)",
     )
     ap.add_argument(
-        "--fonts", choices=("base", "wide"), default="base", help="generator font pool (data.py)"
+        "--fonts",
+        choices=[p for p in FONT_POOLS if p != "held-out"],
+        default="base",
+        help="generator font pool (data.py; held-out is for evaluation only)",
     )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
