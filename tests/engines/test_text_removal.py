@@ -216,6 +216,34 @@ def test_a_lattice_that_explains_less_is_not_used(monkeypatch: pytest.MonkeyPatc
     assert psnr(pooled.image, clean) < psnr(done.image, clean) - 10.0
 
 
+def test_halo_fills_an_outline_the_opacity_head_leaves() -> None:
+    # A caption with a black core and a white 3-px outline: the opacity head claims the core
+    # only, the coverage covers both. The fit on the outline comes out opaque (no watermark's),
+    # so without the halo the outline stays as ghost text; with it (Settings.halo, off in the
+    # engine: it enlarges false fills on photos, model card "Stage 6") the outline is filled too.
+    # Measured: outline filled 0 % -> 95 %, its mean error 160 -> 25 levels, 18.1 -> 30.8 dB.
+    clean = photo("coffee")
+    h, w = clean.shape[:2]
+    font = ImageFont.load_default(size=90)
+    core_l, full_l = PILImage.new("L", (w, h), 0), PILImage.new("L", (w, h), 0)
+    ImageDraw.Draw(core_l).text((40, 150), "HALO", fill=255, font=font)
+    ImageDraw.Draw(full_l).text((40, 150), "HALO", fill=255, font=font, stroke_width=3)
+    core = np.asarray(core_l, np.float32) / 255.0
+    full = np.asarray(full_l, np.float32) / 255.0
+    dirty = blend(blend(clean, full, (255, 255, 255)), core, (0, 0, 0))
+    outline = (full > 0.5) & (core < 0.05)
+    plain = unmix.restore(dirty, full, alpha=core)
+    haloed = unmix.restore(dirty, full, alpha=core, settings=unmix.Settings(halo=3, halo_dev=0.1))
+    assert plain.filled[outline].mean() < 0.1
+    assert haloed.filled[outline].mean() > 0.9
+
+    def outline_error(img: Image) -> float:
+        return float(np.abs(img.astype(np.float32) - clean.astype(np.float32))[outline].mean())
+
+    assert outline_error(haloed.image) < 0.3 * outline_error(plain.image)
+    assert psnr(haloed.image, clean) > psnr(plain.image, clean) + 3.0
+
+
 def test_fit_without_coverage_changes_nothing() -> None:
     clean = photo("coffee")
     done = unmix.restore(clean, np.zeros(clean.shape[:2], np.float32))
