@@ -83,9 +83,18 @@ def find(
     highpass: float = 3.0,
     strong_share: float = 0.6,
     min_cells: float = 3.0,
+    tolerance: int = 1,
+    far_overlap: float = 0.5,
 ) -> Lattice | None:
     """The lattice of the periodic part of ``k`` (H, W, 0..1), or ``None`` if it has none
-    (``min_score``: the normalised autocorrelation every basic lattice vector must reach)."""
+    (``min_score``: the normalised autocorrelation every basic lattice vector must reach).
+
+    ``tolerance``: each combination of the basis is read as the highest value within this many
+    pixels (at ``1 / scale``) of its rounded lag, since the rounding of ``v1`` and ``v2`` adds up
+    in ``n v1 + m v2``. ``far_overlap``: the doubled vectors ``2 v1``, ``2 v2`` are checked only
+    where the image overlaps itself by at least this share at that lag (at long lags few pixels
+    pair up and the normalised autocorrelation is noise: a lattice of two or three tiles per
+    direction was refused on it)."""
     if min(k.shape) < 4 * min_period:
         return None
     f = k
@@ -142,6 +151,7 @@ def find(
     # Every short combination must be a peak too (a pattern that repeats only along some of
     # them, e.g. rows shifted alternately, is not a lattice: pooling it would blur it). Lags
     # beyond the overlap limit are not checked (v1 and v2 must be in range).
+    fh, fw = f.shape
     scores = []
     for n, m in ((1, 0), (0, 1), (1, 1), (1, -1), (2, 0), (0, 2)):
         v = n * v1 + m * v2
@@ -151,7 +161,12 @@ def find(
             if n + abs(m) == 1:
                 return None
             continue
-        scores.append(float(filled[y, x]))
+        if n + abs(m) == 2 and n * m == 0:
+            overlap = (1 - abs(v[0]) / fh) * (1 - abs(v[1]) / fw)
+            if overlap < far_overlap:
+                continue
+        t = tolerance
+        scores.append(float(filled[max(0, y - t) : y + t + 1, max(0, x - t) : x + t + 1].max()))
     score = min(scores)
     if score < min_score:
         return None

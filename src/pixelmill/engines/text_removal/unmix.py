@@ -129,6 +129,14 @@ class Settings:
     """The lattice's weakest basic autocorrelation peak must reach this (``lattice.find``)."""
     lattice_highpass: float = 3.0
     """Gaussian sigma (px at half resolution) of the high-pass before the autocorrelation."""
+    lattice_tolerance: int = 1
+    """Each combination of the basis is read as the best value within this many pixels (at half
+    resolution) of its rounded lag (``lattice.find``; 0: the rounded lag alone, the setting
+    until 2026-11-26)."""
+    lattice_far_overlap: float = 0.5
+    """Doubled basis vectors are checked only at lags where the image overlaps itself by this
+    share (``lattice.find``; 0: always, until 2026-11-26). Both let tiles a third of the image
+    wide through: held-out draw 14 watermarks 30.24 -> 30.84 dB, no other of 15 draws changed."""
     lattice_reach: int = 2
     """Translates ``n v1 + m v2`` with ``|n|, |m| <=`` this are pooled."""
     lattice_support: float = 0.5
@@ -379,7 +387,13 @@ def restore(
         if st.bar_aspect > 0 and opaque.any():
             opaque = without_bars(opaque, st.bar_aspect, st.bar_width)
     lat = (
-        lattice.find(k, min_score=st.lattice_score, highpass=st.lattice_highpass)
+        lattice.find(
+            k,
+            min_score=st.lattice_score,
+            highpass=st.lattice_highpass,
+            tolerance=st.lattice_tolerance,
+            far_overlap=st.lattice_far_overlap,
+        )
         if st.lattice
         else None
     )
