@@ -108,16 +108,18 @@ def evaluate(net: OverlayNet, pairs: list[ValPair]) -> dict[str, float]:
     return summary
 
 
-def load_onnx_weights(net: OverlayNet, path: Path) -> None:
+def load_onnx_weights(net: OverlayNet, path: Path, member: int | None = None) -> None:
     """Start from an exported model's weights (initializer names are the state-dict keys). A
-    7-channel head grown to 8: the coverage channel starts as a copy of the alpha channel."""
+    7-channel head grown to 8: the coverage channel starts as a copy of the alpha channel.
+    ``member``: take member K of an ``ensemble.py`` export (its keys are ``nets.K.<key>``)."""
     import onnx
     from onnx import numpy_helper
 
     init = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
     state = net.state_dict()
     for name, value in state.items():
-        src = torch.from_numpy(init[name].copy())
+        key = name if member is None else f"nets.{member}.{name}"
+        src = torch.from_numpy(init[key].copy())
         if src.shape != value.shape and name.startswith("head."):
             grown = value.clone()
             grown[: src.shape[0]] = src
@@ -151,6 +153,9 @@ def main() -> None:
     ap.add_argument("--pos-weight", type=float, default=4.0, help="extra BCE weight on overlay")
     ap.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
     ap.add_argument("--init-onnx", type=Path, default=None, help="exported model to start from")
+    ap.add_argument(
+        "--init-member", type=int, default=None, help="with --init-onnx: member K of an ensemble"
+    )
     ap.add_argument("--outputs", type=int, default=8, help="7: no coverage head; 8: coverage")
     ap.add_argument("--w-cover", type=float, default=1.0, help="BCE weight of the coverage")
     ap.add_argument("--keep-every", type=int, default=1000, help="also keep step-N checkpoints")
@@ -193,7 +198,7 @@ def main() -> None:
     widths = tuple(int(v) for v in args.widths.split(","))
     net = OverlayNet(widths, args.outputs)  # type: ignore[arg-type]
     if args.init_onnx is not None:
-        load_onnx_weights(net, args.init_onnx)
+        load_onnx_weights(net, args.init_onnx, args.init_member)
     if args.init is not None:
         net.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
     print(f"params {net.param_count()} macs/pixel {net.macs_per_pixel():.0f}", flush=True)
