@@ -161,12 +161,12 @@ def find(
             if n + abs(m) == 1:
                 return None
             continue
-        if n + abs(m) == 2 and n * m == 0:
-            overlap = (1 - abs(v[0]) / fh) * (1 - abs(v[1]) / fw)
-            if overlap < far_overlap:
-                continue
-        t = tolerance
-        scores.append(float(filled[max(0, y - t) : y + t + 1, max(0, x - t) : x + t + 1].max()))
+        if (n, m) in ((2, 0), (0, 2)) and (1 - abs(v[0]) / fh) * (1 - abs(v[1]) / fw) < far_overlap:
+            continue
+        near = filled[
+            max(0, y - tolerance) : y + tolerance + 1, max(0, x - tolerance) : x + tolerance + 1
+        ]
+        scores.append(float(near.max()))
     score = min(scores)
     if score < min_score:
         return None
