@@ -404,8 +404,9 @@ COVERAGE = Path(__file__).parent / "overlay_coverage"
 
 @pytest.mark.parametrize(
     ("name", "cell"),
-    # the generator's true lattice of each (training/overlay, held-out draw 14): 118 x 173 px
-    # and 102 x 158 px cells, two to three tiles across the 512-px width
+    # the generator's true lattice of each (training/overlay, held-out draw 14), as the cell's
+    # area: v1 = (118, -18), v2 = (5, 173) px and v1 = (102, 32), v2 = (0, 158) px, two to three
+    # tiles across the 512-px width
     [("urban100-075-draw14", 118 * 173 + 5 * 18), ("urban100-061-draw14", 102 * 158)],
 )
 def test_lattice_of_large_tiles_in_a_cluttered_coverage(name: str, cell: float) -> None:
@@ -416,14 +417,7 @@ def test_lattice_of_large_tiles_in_a_cluttered_coverage(name: str, cell: float) 
     # 0.119 on its rounded lag (0.136 one pixel away), and 2 v2, at a lag where the image
     # overlaps itself by 38 %, 0.101. With them the pair goes 24.01 -> 31.07 dB (075).
     k = np.asarray(PILImage.open(COVERAGE / f"{name}.png"), np.float32) / 255.0
-    st = unmix.Settings()
-    found = lattice.find(
-        k,
-        min_score=st.lattice_score,
-        highpass=st.lattice_highpass,
-        tolerance=st.lattice_tolerance,
-        far_overlap=st.lattice_far_overlap,
-    )
+    found = unmix.find_lattice(k, unmix.Settings())
     assert found is not None
     area = abs(found.v1[0] * found.v2[1] - found.v1[1] * found.v2[0])
     assert area == pytest.approx(cell, rel=0.03)

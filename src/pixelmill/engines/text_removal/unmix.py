@@ -274,6 +274,17 @@ def cored(regions: Mask, core: Mask, at_least: int) -> Mask:
     return np.asarray(keep[labels], dtype=np.bool_)
 
 
+def find_lattice(k: Float, st: Settings) -> lattice.Lattice | None:
+    """``lattice.find`` on the coverage ``k`` with the lattice settings of ``st``."""
+    return lattice.find(
+        k,
+        min_score=st.lattice_score,
+        highpass=st.lattice_highpass,
+        tolerance=st.lattice_tolerance,
+        far_overlap=st.lattice_far_overlap,
+    )
+
+
 def periodic_coverage(obs8: U8, obs: Float, k: Float, lat: lattice.Lattice, st: Settings) -> Float:
     """The coverage of a tiled watermark pooled over its lattice ``lat``.
 
@@ -386,17 +397,7 @@ def restore(
             opaque = cored(opaque, alpha >= st.core, st.core_pixels)
         if st.bar_aspect > 0 and opaque.any():
             opaque = without_bars(opaque, st.bar_aspect, st.bar_width)
-    lat = (
-        lattice.find(
-            k,
-            min_score=st.lattice_score,
-            highpass=st.lattice_highpass,
-            tolerance=st.lattice_tolerance,
-            far_overlap=st.lattice_far_overlap,
-        )
-        if st.lattice
-        else None
-    )
+    lat = find_lattice(k, st) if st.lattice else None
     raw = k
     if lat is not None:
         k = periodic_coverage(obs8, obs, k, lat, st)
