@@ -21,6 +21,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -56,8 +57,9 @@ def predict(net: OverlayNet, rgb: np.ndarray) -> np.ndarray:
     h, w = rgb.shape[:2]
     ph, pw = (-h) % 8, (-w) % 8
     x = np.pad(rgb, ((0, ph), (0, pw), (0, 0)), mode="reflect").astype(np.float32) / 255.0
+    device = next(net.parameters()).device
     with torch.no_grad():
-        y = net(torch.from_numpy(x.transpose(2, 0, 1))[None])
+        y = net(torch.from_numpy(x.transpose(2, 0, 1))[None].to(device)).cpu()
     return y[0, :, :h, :w].numpy().transpose(1, 2, 0)
 
 
@@ -129,6 +131,52 @@ def load_onnx_weights(net: OverlayNet, path: Path, member: int | None = None) ->
     net.load_state_dict(state)
 
 
+class Batches(torch.utils.data.IterableDataset[tuple[torch.Tensor, ...]]):
+    """Endless training batches (``PatchSampler.batch``). In-process (``--workers 0``) the
+    sampler is seeded with the run's seed, the draw every CPU run before ``--workers`` made; in
+    DataLoader worker K with ``seed + 1000 * (K + 1)``, so the workers draw different patches."""
+
+    def __init__(self, images: list[np.ndarray], args: argparse.Namespace) -> None:
+        self.images = images
+        self.patch, self.seed, self.batch = args.patch, args.seed, args.batch
+        self.weights = tuple(float(v) for v in args.kind_weights.split(","))
+        dense, grey, contrast = (float(v) for v in args.aug.split(","))
+        self.aug = PhotoAug(dense, grey, contrast)
+        self.fonts = args.fonts
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
+        info = torch.utils.data.get_worker_info()
+        seed = self.seed if info is None else self.seed + 1000 * (info.id + 1)
+        if info is not None:
+            torch.set_num_threads(1)
+            use_fonts(self.fonts)
+        sampler = PatchSampler(self.images, self.patch, seed, self.weights, self.aug)
+        while True:
+            yield tuple(torch.from_numpy(a) for a in sampler.batch(self.batch))
+
+
+def batches(
+    images: list[np.ndarray], args: argparse.Namespace
+) -> Iterator[tuple[torch.Tensor, ...]]:
+    """The training batches, drawn in this process or by ``--workers`` DataLoader processes."""
+    data = Batches(images, args)
+    if args.workers == 0:
+        return iter(data)
+    loader = torch.utils.data.DataLoader(
+        data,
+        batch_size=None,
+        num_workers=args.workers,
+        pin_memory=args.device != "cpu",
+        prefetch_factor=4,
+        persistent_workers=True,
+    )
+    return iter(loader)
+
+
+def cpu_state(net: OverlayNet) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu() for k, v in net.state_dict().items()}
+
+
 def balanced(x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
     """Half the mean of ``x`` over the overlay pixels plus half over the others."""
     n_pos = pos.sum()
@@ -176,6 +224,13 @@ def main() -> None:
     )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="DataLoader processes drawing the batches (0: this process, one after each step)",
+    )
+    ap.add_argument("--device", default="cpu", help="torch device for the network (cpu, cuda)")
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--val-images", type=int, default=6, help="held-out photos used while training")
     args = ap.parse_args()
@@ -189,9 +244,7 @@ def main() -> None:
 
     train_paths, val_paths = split(args.data)
     images = [load_rgb(p) for p in train_paths]
-    weights = tuple(float(v) for v in args.kind_weights.split(","))
-    dense, grey, contrast = (float(v) for v in args.aug.split(","))
-    sampler = PatchSampler(images, args.patch, args.seed, weights, PhotoAug(dense, grey, contrast))
+    data = batches(images, args)
     val = validation_pairs(
         val_paths[:: max(1, len(val_paths) // args.val_images)][: args.val_images]
     )
@@ -202,6 +255,8 @@ def main() -> None:
     if args.init is not None:
         net.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
     print(f"params {net.param_count()} macs/pixel {net.macs_per_pixel():.0f}", flush=True)
+    device = torch.device(args.device)
+    net = net.to(device)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     start = time.time()
     best = -1.0
@@ -216,9 +271,7 @@ def main() -> None:
         warm = min(1.0, (step + 1) / 200)
         for g in opt.param_groups:
             g["lr"] = lr * warm
-        obs_np, clean_np, alpha_np, colour_np, cover_np = sampler.batch(args.batch)
-        obs, clean = torch.from_numpy(obs_np), torch.from_numpy(clean_np)
-        alpha, colour = torch.from_numpy(alpha_np), torch.from_numpy(colour_np)
+        obs, clean, alpha, colour, cover = (t.to(device, non_blocking=True) for t in next(data))
         z = net.logits(obs)
         out = torch.sigmoid(z)
         a_p, c_p, f_p = out[:, :1], out[:, 1:4], out[:, 4:7]
@@ -237,7 +290,6 @@ def main() -> None:
         loss_c = (alpha * (c_p - colour).abs()).sum() / (3 * alpha.sum() + 1.0)
         loss = loss_rec + args.w_alpha * loss_a + args.w_colour * loss_c
         if args.outputs > 7:
-            cover = torch.from_numpy(cover_np)
             bce_k = functional.binary_cross_entropy_with_logits(z[:, 7:8], cover, reduction="none")
             pos_k = (cover > 0.01).float()
             if args.balanced:
@@ -263,7 +315,7 @@ def main() -> None:
             losses = []
             log.append(entry)
             print(json.dumps(entry), flush=True)
-            ck = {"model": net.state_dict(), "config": net.config(), "step": step, "eval": ev}
+            ck = {"model": cpu_state(net), "config": net.config(), "step": step, "eval": ev}
             torch.save(ck, args.out / "latest.pt")
             if args.keep_every and step % args.keep_every == 0:
                 torch.save(ck, args.out / f"step{step}.pt")
@@ -271,7 +323,7 @@ def main() -> None:
                 best = ev["score"]
                 torch.save(ck, args.out / "best.pt")
     ev = evaluate(net, val)
-    ck = {"model": net.state_dict(), "config": net.config(), "step": step, "eval": ev}
+    ck = {"model": cpu_state(net), "config": net.config(), "step": step, "eval": ev}
     torch.save(ck, args.out / "final.pt")
     log.append({"step": step, "minutes": round((time.time() - start) / 60, 2), "final": True, **ev})
     (args.out / "log.json").write_text(json.dumps(log, indent=1))
