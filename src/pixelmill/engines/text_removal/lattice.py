@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 Float = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ def find(
     min_cells: float = 3.0,
     tolerance: int = 1,
     far_overlap: float = 0.5,
+    candidates: int = 3,
+    alt_score: float = 0.15,
 ) -> Lattice | None:
     """The lattice of the periodic part of ``k`` (H, W, 0..1), or ``None`` if it has none
     (``min_score``: the normalised autocorrelation every basic lattice vector must reach).
@@ -94,7 +97,9 @@ def find(
     in ``n v1 + m v2``. ``far_overlap``: the doubled vectors ``2 v1``, ``2 v2`` are checked only
     where the image overlaps itself by at least this share at that lag (at long lags few pixels
     pair up and the normalised autocorrelation is noise: a lattice of two or three tiles per
-    direction was refused on it)."""
+    direction was refused on it). ``candidates``: how many of the shortest strong peaks are
+    tried as each basis vector (1: the shortest alone); a basis other than the first must reach
+    ``alt_score`` as well as ``min_score`` (a second guess needs clearer periodicity)."""
     if min(k.shape) < 4 * min_period:
         return None
     f = k
@@ -124,59 +129,98 @@ def find(
         return None
     vals = filled[dy + cy, dx + cx]
     strong = vals >= strong_share * float(vals.max())
-    order = np.argsort(np.where(strong, r, np.inf))
-    i1 = int(order[0])
-    v1 = np.array([dy[i1], dx[i1]], np.float64)
-    # the second vector: off v1's line (> ~20 degrees), the shortest of the strong ones there
-    off = np.abs(dy * v1[1] - dx * v1[0]) > 0.35 * r[i1] * r
-    if not off.any():
-        return None
-    strong2 = off & (vals >= strong_share * float(vals[off].max()))
-    j = int(np.argmin(np.where(strong2, r, np.inf)))
-    v2 = np.array([dy[j], dx[j]], np.float64)
-    # Lagrange-Gauss reduction: the shortest basis of the same lattice
-    for _ in range(20):
-        if v1 @ v1 > v2 @ v2:
-            v1, v2 = v2, v1
-        q = round(float(v1 @ v2) / float(v1 @ v1))
-        if q == 0:
-            break
-        v2 = v2 - q * v1
-    if np.hypot(*v1) * scale < min_period:
-        return None
-    # the image must hold a few cells of the lattice (a handful of lags on a small image can
-    # line up by chance)
-    if abs(float(v1[0] * v2[1] - v1[1] * v2[0])) * min_cells > f.shape[0] * f.shape[1]:
-        return None
-    # Every short combination must be a peak too (a pattern that repeats only along some of
-    # them, e.g. rows shifted alternately, is not a lattice: pooling it would blur it). Lags
-    # beyond the overlap limit are not checked (v1 and v2 must be in range).
-    fh, fw = f.shape
-    scores = []
-    for n, m in ((1, 0), (0, 1), (1, 1), (1, -1), (2, 0), (0, 2)):
-        v = n * v1 + m * v2
-        y, x = round(v[0]) + cy, round(v[1]) + cx
-        inside = 0 <= y < a.shape[0] and 0 <= x < a.shape[1] and bool(valid[y, x])
-        if not inside:
-            if n + abs(m) == 1:
-                return None
+    # The basis: the shortest strong peak v1 and the shortest strong peak off its line v2 (the
+    # only try until 2026-11-26). Where that basis fails the checks (a letter repeated within a
+    # row can put a peak just above the strong share), the next shortest strong peaks are tried
+    # too, ``candidates`` of each, and of the bases that pass, the one whose combinations score
+    # best on average is taken (the weakest combination can be a peak two bases share).
+    check = _BasisCheck(filled, valid, cy, cx, f.shape, min_period / scale, min_cells)
+    passed: list[tuple[float, F64, F64, float]] = []
+    firsts = np.argsort(np.where(strong, r, np.inf))[: min(candidates, int(strong.sum()))]
+    for n1, i1 in enumerate(firsts):
+        v1 = np.array([dy[i1], dx[i1]], np.float64)
+        # v2 off v1's line (> ~20 degrees)
+        off = np.abs(dy * v1[1] - dx * v1[0]) > 0.35 * r[i1] * r
+        if not off.any():
             continue
-        if (n, m) in ((2, 0), (0, 2)) and (1 - abs(v[0]) / fh) * (1 - abs(v[1]) / fw) < far_overlap:
-            continue
-        near = filled[
-            max(0, y - tolerance) : y + tolerance + 1, max(0, x - tolerance) : x + tolerance + 1
-        ]
-        scores.append(float(near.max()))
-    score = min(scores)
-    if score < min_score:
+        strong2 = off & (vals >= strong_share * float(vals[off].max()))
+        seconds = np.argsort(np.where(strong2, r, np.inf))[: min(candidates, int(strong2.sum()))]
+        for n2, j in enumerate(seconds):
+            found = check(v1, np.array([dy[j], dx[j]], np.float64), tolerance, far_overlap)
+            first = n1 == n2 == 0
+            if found is None or min(found[2]) < (min_score if first else max(min_score, alt_score)):
+                continue
+            b1, b2, scores = found
+            if first:
+                return _lattice(filled, cy, cx, b1, b2, min(scores), scale)
+            passed.append((float(np.mean(scores)), b1, b2, min(scores)))
+    if not passed:
         return None
-    p1 = _peak(filled, cy, cx, int(v1[0]), int(v1[1]))
-    p2 = _peak(filled, cy, cx, int(v2[0]), int(v2[1]))
-    return Lattice(
-        (p1[0] * scale, p1[1] * scale),
-        (p2[0] * scale, p2[1] * scale),
-        score,
-    )
+    _, b1, b2, score = max(passed, key=lambda t: t[0])
+    return _lattice(filled, cy, cx, b1, b2, score, scale)
+
+
+def _lattice(a: Float, cy: int, cx: int, v1: F64, v2: F64, score: float, scale: int) -> Lattice:
+    """The lattice of basis ``v1``, ``v2`` (at ``1 / scale``), each refined to its sub-pixel
+    peak on the autocorrelation ``a``."""
+    p1 = _peak(a, cy, cx, int(v1[0]), int(v1[1]))
+    p2 = _peak(a, cy, cx, int(v2[0]), int(v2[1]))
+    return Lattice((p1[0] * scale, p1[1] * scale), (p2[0] * scale, p2[1] * scale), score)
+
+
+@dataclass(frozen=True)
+class _BasisCheck:
+    """Reduces a candidate basis (at ``1 / scale``) and scores it on the autocorrelation."""
+
+    filled: Float
+    valid: npt.NDArray[np.bool_]
+    cy: int
+    cx: int
+    shape: tuple[int, ...]
+    min_period: float
+    min_cells: float
+
+    def __call__(
+        self, v1: F64, v2: F64, tolerance: int, far_overlap: float
+    ) -> tuple[F64, F64, list[float]] | None:
+        """The reduced basis and its combinations' scores, or None if it is refused."""
+        # Lagrange-Gauss reduction: the shortest basis of the same lattice
+        for _ in range(20):
+            if v1 @ v1 > v2 @ v2:
+                v1, v2 = v2, v1
+            q = round(float(v1 @ v2) / float(v1 @ v1))
+            if q == 0:
+                break
+            v2 = v2 - q * v1
+        if np.hypot(*v1) < self.min_period:
+            return None
+        # the image must hold a few cells of the lattice (a handful of lags on a small image
+        # can line up by chance)
+        fh, fw = self.shape[0], self.shape[1]
+        if abs(float(v1[0] * v2[1] - v1[1] * v2[0])) * self.min_cells > fh * fw:
+            return None
+        # Every short combination must be a peak too (a pattern that repeats only along some
+        # of them, e.g. rows shifted alternately, is not a lattice: pooling it would blur it).
+        # Lags beyond the overlap limit are not checked (v1 and v2 must be in range).
+        a, cy, cx = self.filled, self.cy, self.cx
+        scores = []
+        for n, m in ((1, 0), (0, 1), (1, 1), (1, -1), (2, 0), (0, 2)):
+            v = n * v1 + m * v2
+            y, x = round(v[0]) + cy, round(v[1]) + cx
+            inside = 0 <= y < a.shape[0] and 0 <= x < a.shape[1] and bool(self.valid[y, x])
+            if not inside:
+                if n + abs(m) == 1:
+                    return None
+                continue
+            if (n, m) in ((2, 0), (0, 2)) and (1 - abs(v[0]) / fh) * (
+                1 - abs(v[1]) / fw
+            ) < far_overlap:
+                continue
+            near = a[
+                max(0, y - tolerance) : y + tolerance + 1, max(0, x - tolerance) : x + tolerance + 1
+            ]
+            scores.append(float(near.max()))
+        return v1, v2, scores
 
 
 def translates(lat: Lattice, reach: int, h: int, w: int) -> list[tuple[float, float]]:

@@ -137,6 +137,14 @@ class Settings:
     """Doubled basis vectors are checked only at lags where the image overlaps itself by this
     share (``lattice.find``; 0: always, until 2026-11-26). Both let tiles a third of the image
     wide through: held-out draw 14 watermarks 30.24 -> 30.84 dB; 3 of 22 draws up, none down."""
+    lattice_candidates: int = 3
+    """The shortest strong autocorrelation peaks tried as each basis vector, in order, until a
+    basis passes (``lattice.find``; 1: the shortest alone, until 2026-11-26)."""
+    lattice_alt_score: float = 0.15
+    """... where a basis other than the shortest must reach this. Set on the 22 draws of
+    2026-11-26, where the other bases that passed scored 0.132 (a false lattice on a caption,
+    which it refuses), 0.145, 0.156 and 0.229 (tiled watermarks), and on the tests' astronaut
+    (0.247) and coffee (0.396)."""
     lattice_reach: int = 2
     """Translates ``n v1 + m v2`` with ``|n|, |m| <=`` this are pooled."""
     lattice_support: float = 0.5
@@ -282,6 +290,8 @@ def find_lattice(k: Float, st: Settings) -> lattice.Lattice | None:
         highpass=st.lattice_highpass,
         tolerance=st.lattice_tolerance,
         far_overlap=st.lattice_far_overlap,
+        candidates=st.lattice_candidates,
+        alt_score=st.lattice_alt_score,
     )
 
 
