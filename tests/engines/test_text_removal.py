@@ -77,6 +77,12 @@ def with_watermark(
     return blend(clean, watermark_coverage(h, w, font) * opacity, colour)
 
 
+def dark_grid(name: str, opacity: float) -> tuple[Image, Image]:
+    """The scikit-image photo ``name`` and it under a dark (20, 20, 20) "© PREVIEW" grid."""
+    clean = photo(name)
+    return clean, with_watermark(clean, opacity, (20, 20, 20))
+
+
 def with_logo(clean: Image) -> Image:
     """An opaque white "© ACME™" mark in the bottom-right corner."""
     h, w = clean.shape[:2]
@@ -336,8 +342,7 @@ def test_learned_leaves_a_watermark_it_cannot_explain(monkeypatch: pytest.Monkey
     # the network's coverage well enough (measured with the stage-8 network: explained 0.32 at
     # opacity 0.58), so the regions are kept as they are rather than damaged (measured 0.00 dB).
     monkeypatch.setattr(learned, "SETTINGS", dataclasses.replace(learned.SETTINGS, lattice=False))
-    clean = photo("astronaut")
-    dirty = with_watermark(clean, 0.3, (20, 20, 20))
+    clean, dirty = dark_grid("astronaut", 0.3)
     result = learn(dirty)
     assert psnr(result.images[0].pixels, clean) >= psnr(dirty, clean) - 0.3
     fit = result.details["overlay_fit"]
@@ -353,8 +358,7 @@ def test_learned_finds_a_lattice_past_a_letter_peak() -> None:
     # peaks give the true lattice (220 and 260 px), over which the fit explains the overlay
     # (measured: opacity 0.303, colour (25, 20, 18), explained 0.60) and the photo comes back
     # +6.83 dB.
-    clean = photo("astronaut")
-    dirty = with_watermark(clean, 0.3, (20, 20, 20))
+    clean, dirty = dark_grid("astronaut", 0.3)
     result = learn(dirty)
     assert psnr(result.images[0].pixels, clean) >= psnr(dirty, clean) + 5.0
     fit = result.details["overlay_fit"]
@@ -371,8 +375,7 @@ def test_learned_pools_a_tiled_watermark_over_its_lattice() -> None:
     # degrees). Pooled over that lattice, the fit finds the opacity and colour (measured 0.500,
     # (20, 18, 17), explained 0.86) and the photo comes back +9.21 dB (27.32 -> 36.53; +10.22
     # with the stage-8 network, whose lattice is found past a letter peak, as in the test above).
-    clean = photo("coffee")
-    dirty = with_watermark(clean, 0.5, (20, 20, 20))
+    clean, dirty = dark_grid("coffee", 0.5)
     result = learn(dirty)
     assert psnr(result.images[0].pixels, clean) >= psnr(dirty, clean) + 7.0
     fit = result.details["overlay_fit"]

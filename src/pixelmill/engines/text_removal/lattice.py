@@ -134,7 +134,9 @@ def find(
     # row can put a peak just above the strong share), the next shortest strong peaks are tried
     # too, ``candidates`` of each, and of the bases that pass, the one whose combinations score
     # best on average is taken (the weakest combination can be a peak two bases share).
-    check = _BasisCheck(filled, valid, cy, cx, f.shape, min_period / scale, min_cells)
+    check = _BasisCheck(
+        filled, valid, cy, cx, f.shape, min_period / scale, min_cells, tolerance, far_overlap
+    )
     passed: list[tuple[float, F64, F64, float]] = []
     firsts = np.argsort(np.where(strong, r, np.inf))[: min(candidates, int(strong.sum()))]
     for n1, i1 in enumerate(firsts):
@@ -146,9 +148,10 @@ def find(
         strong2 = off & (vals >= strong_share * float(vals[off].max()))
         seconds = np.argsort(np.where(strong2, r, np.inf))[: min(candidates, int(strong2.sum()))]
         for n2, j in enumerate(seconds):
-            found = check(v1, np.array([dy[j], dx[j]], np.float64), tolerance, far_overlap)
+            found = check(v1, np.array([dy[j], dx[j]], np.float64))
             first = n1 == n2 == 0
-            if found is None or min(found[2]) < (min_score if first else max(min_score, alt_score)):
+            need = min_score if first else max(min_score, alt_score)
+            if found is None or min(found[2]) < need:
                 continue
             b1, b2, scores = found
             if first:
@@ -179,10 +182,10 @@ class _BasisCheck:
     shape: tuple[int, ...]
     min_period: float
     min_cells: float
+    tolerance: int
+    far_overlap: float
 
-    def __call__(
-        self, v1: F64, v2: F64, tolerance: int, far_overlap: float
-    ) -> tuple[F64, F64, list[float]] | None:
+    def __call__(self, v1: F64, v2: F64) -> tuple[F64, F64, list[float]] | None:
         """The reduced basis and its combinations' scores, or None if it is refused."""
         # Lagrange-Gauss reduction: the shortest basis of the same lattice
         for _ in range(20):
@@ -202,7 +205,7 @@ class _BasisCheck:
         # Every short combination must be a peak too (a pattern that repeats only along some
         # of them, e.g. rows shifted alternately, is not a lattice: pooling it would blur it).
         # Lags beyond the overlap limit are not checked (v1 and v2 must be in range).
-        a, cy, cx = self.filled, self.cy, self.cx
+        a, cy, cx, t = self.filled, self.cy, self.cx, self.tolerance
         scores = []
         for n, m in ((1, 0), (0, 1), (1, 1), (1, -1), (2, 0), (0, 2)):
             v = n * v1 + m * v2
@@ -212,14 +215,11 @@ class _BasisCheck:
                 if n + abs(m) == 1:
                     return None
                 continue
-            if (n, m) in ((2, 0), (0, 2)) and (1 - abs(v[0]) / fh) * (
-                1 - abs(v[1]) / fw
-            ) < far_overlap:
-                continue
-            near = a[
-                max(0, y - tolerance) : y + tolerance + 1, max(0, x - tolerance) : x + tolerance + 1
-            ]
-            scores.append(float(near.max()))
+            if (n, m) in ((2, 0), (0, 2)):
+                overlap = (1 - abs(v[0]) / fh) * (1 - abs(v[1]) / fw)
+                if overlap < self.far_overlap:
+                    continue
+            scores.append(float(a[max(0, y - t) : y + t + 1, max(0, x - t) : x + t + 1].max()))
         return v1, v2, scores
 
 
