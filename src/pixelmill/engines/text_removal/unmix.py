@@ -53,7 +53,7 @@ class Settings:
     """Only pixels with at least this coverage enter the fits (anti-aliased edges are noisy)."""
     fit_core: float = 0.75
     """The image's opacity and colour are fitted on the pixels with at least this coverage
-    (where more than ``fit_core_pixels`` have it); how much the fit explains is still judged
+    (where more than ``min_fit_pixels`` have it); how much the fit explains is still judged
     on all the ``fit_min`` pixels (0: fitted on those too, until 2026-11-26). Where the network
     under-covers a watermark's glyphs on bright ground (coverage 0.3-0.7 inside letters it
     covers fully elsewhere), those pixels pulled the opacity up (a dark 0.39 watermark fitted
@@ -61,7 +61,10 @@ class Settings:
     ``fit_min`` instead lets false detections on texture pass ``min_explained`` (coffee's
     crema: explained 0.23 -> 0.63). Over the 22 draws: mean 35.29 -> 35.33 dB, pairs below
     their input 12 -> 9 (0.6: 35.31 / 10; 0.9: 35.34 / 11)."""
-    fit_core_pixels: int = 20
+    min_fit_pixels: int = 20
+    """A fit is made from more than this many pixels: with fewer at ``fit_core`` the image's fit
+    takes every ``fit_min`` pixel, with fewer at ``fit_min`` every pixel of the support, and the
+    pooling over a lattice (``periodic_coverage()``) gives up."""
     min_explained: float = 0.5
     """A fit is trusted only if it explains this share of ``observed - b`` over its pixels (the
     image's fit over the image, a region's own fit over the region)."""
@@ -329,7 +332,7 @@ def periodic_coverage(obs8: U8, obs: Float, k: Float, lat: lattice.Lattice, st: 
         b = background(obs8, kk > thr, st.background_radius, mode=st.background, sigma=st.sigma)
         y = obs - b
         ys, xs = np.nonzero(kk >= st.fit_min)
-        if ys.size < 20:
+        if ys.size <= st.min_fit_pixels:
             return k
         step = -(-ys.size // st.fit_pixels)
         ys, xs = ys[::step], xs[::step]
@@ -538,7 +541,7 @@ def _fit_and_place(
     bb = b[ys, xs].astype(np.float64)
     yy = obs[ys, xs].astype(np.float64) - bb
     sel = kk >= st.fit_min
-    if sel.sum() < 20:
+    if int(sel.sum()) <= st.min_fit_pixels:
         sel = np.ones_like(sel)
     stride = 1
     if sel.sum() > st.fit_pixels:  # a regular subsample is plenty for four unknowns
@@ -548,7 +551,7 @@ def _fit_and_place(
         sel[keep_idx] = True
     # one fit for the whole image
     core = sel & (kk >= st.fit_core)
-    if int(core.sum()) <= st.fit_core_pixels:
+    if int(core.sum()) <= st.min_fit_pixels:
         core = sel
     zero = np.zeros(int(core.sum()), np.intp)
     ga, gc, _ = fit(yy[core], kk[core], bb[core], zero, 1)
