@@ -23,7 +23,8 @@ period pools glyphs with photo). Then, per pixel:
 - ``a k >= SETTINGS.fill_at`` (opaque strokes): nothing of the photo survives, so the pixel is
   **filled**: OpenCV's Telea inpainting corrected by our gated-convolution inpainter
   (``fill="gated"``, default, ``inpaint.py``), Telea alone (``fill="telea"``) or the network's
-  fill head (``fill="learned"``).
+  fill head (``fill="learned"``). Around strokes the opacity head is sure of, the 1-px ring of
+  their anti-aliased edge that no fit changed is filled with them (``SETTINGS.halo``).
 
 Inference runs on the whole image up to ``WHOLE_MAX_PIXELS``, and in overlapping tiles above
 (each tile sees ``HALO`` pixels of context on every side), so memory stays bounded.
