@@ -399,6 +399,29 @@ def test_learned_unmixes_a_watermark_in_an_unseen_font(
     assert max(abs(a - b) for a, b in zip(fit["colour"], colour, strict=True)) < 30
 
 
+def test_learned_takes_the_heads_opacity_where_the_fit_cannot_tell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A white "(c) PREVIEW" grid at 0.4 on brick: the photo under the letters is nearly flat grey,
+    # so opacity and colour trade off and the free fit lands at 0.875, above max_opacity (no
+    # overlay's: refused, and the photo left as it was, until 2026-11-27). The opacity head's
+    # median over the confident coverage (measured 0.381) with the colour fitted for it explains
+    # 0.81 of the overlay: measured +8.34 dB, and +0.00 with the fit refused.
+    clean = photo("brick")
+    dirty = with_watermark(clean, 0.4, (255, 255, 255))
+    result = learn(dirty)
+    fit = result.details["overlay_fit"]
+    assert any("opacity head" in note for note in fit["notes"])
+    assert abs(fit["opacity"] - 0.4) < 0.1 and min(fit["colour"]) > 200
+    assert fit["explained"] >= learned.SETTINGS.head_explained
+    assert psnr(result.images[0].pixels, clean) > psnr(dirty, clean) + 5.0
+    never = dataclasses.replace(learned.SETTINGS, head_explained=2.0)
+    monkeypatch.setattr(learned, "SETTINGS", never)
+    refused = learn(dirty)
+    assert refused.details["overlay_fit"]["opacity"] > never.max_opacity
+    assert psnr(refused.images[0].pixels, clean) < psnr(dirty, clean) + 0.5
+
+
 def test_learned_leaves_a_watermark_it_cannot_explain(monkeypatch: pytest.MonkeyPatch) -> None:
     # A dark tiled watermark on a dark, busy photo, without the lattice's help: no fit explains
     # the network's coverage well enough (measured with the stage-8 network: explained 0.32 at
