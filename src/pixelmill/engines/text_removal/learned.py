@@ -15,8 +15,10 @@ period pools glyphs with photo). Then, per pixel:
 
 - outside the coverage's hysteresis support (``SETTINGS.low`` / ``SETTINGS.high``), or in a
   region no fit explains, or when the fit is no overlay's (opacity above
-  ``SETTINGS.max_opacity``; without a lattice, a support over ``SETTINGS.max_cover`` of the
-  image: texture): kept exactly as it is (photos without overlays come back unchanged);
+  ``SETTINGS.max_opacity``, unless the opacity head's opacity with a colour fitted for it
+  explains ``SETTINGS.head_explained`` of it: a flat photo under the overlay; without a
+  lattice, a support over ``SETTINGS.max_cover`` of the image: texture): kept exactly as it is
+  (photos without overlays come back unchanged);
 - ``a k < SETTINGS.fill_at`` (semi-transparent watermarks, anti-aliased edges): **unmixed**,
   ``clean = (observed - a k c) / (1 - a k)`` - nothing is invented, the photo under the
   watermark is recovered from the observed pixel itself;
