@@ -12,12 +12,16 @@ is linear in ``(a c, a)``: four unknowns, three equations per covered pixel, sol
 iteratively re-weighted least squares (Huber weights) for the whole image (``Settings.refit``:
 also per overlay region, covered pixels connected after a small dilation; off by default, it
 measured worse on the held-out pairs). If the fit explains too little of ``observed - b``
-(``Settings.min_explained``), nothing is unmixed: the image is left as it is. Otherwise, exactly,
+(``Settings.min_explained``), nothing is unmixed: the image is left as it is. Where the photo
+under the overlay is flat, opacity and colour trade off and the fit slides towards opacity 1
+(above ``Settings.max_opacity``): then the network's opacity head gives the opacity and the
+colour is fitted for it (``Settings.head_explained``). Otherwise, exactly,
 ``clean = (observed - a k c) / (1 - a k)``; pixels where ``a k`` is near 1 carry nothing of the
 photo and are inpainted instead.
 
 Opaque strokes are taken from the network's own opacity head (``alpha``): connected regions of
-it above ``Settings.net_fill`` are inpainted if they have a confident core (``Settings.core``).
+it above ``Settings.net_fill`` are inpainted if they have a confident core (``Settings.core``),
+with a 1-px ring of their anti-aliased edge (``Settings.halo``).
 
 numpy + OpenCV only (the training code under ``training/overlay/`` imports this module too).
 """
