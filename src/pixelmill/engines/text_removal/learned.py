@@ -26,7 +26,9 @@ period pools glyphs with photo). Then, per pixel:
   **filled**: OpenCV's Telea inpainting corrected by our gated-convolution inpainter
   (``fill="gated"``, default, ``inpaint.py``), Telea alone (``fill="telea"``) or the network's
   fill head (``fill="learned"``). Around strokes the opacity head is sure of, the 1-px ring of
-  their anti-aliased edge that no fit changed is filled with them (``SETTINGS.halo``).
+  their anti-aliased edge that no fit changed is filled with them (``SETTINGS.halo``); where
+  the image's fit finds an opaque overlay that explains the coverage, covered letters grouped
+  with those strokes are filled too (``SETTINGS.sibling_explained``).
 
 Inference runs on the whole image up to ``WHOLE_MAX_PIXELS``, and in overlapping tiles above
 (each tile sees ``HALO`` pixels of context on every side), so memory stays bounded.
