@@ -484,10 +484,12 @@ def restore(
                 f"the network's own coverage ({own:.2f}): not used"
             )
             ak, cmap, out, k = ak2, cmap2, out2, raw
+    # the coverage's support, for the fills beside the opaque strokes (siblings, halo)
+    k_sup = support(k, st.low, st.high) if opaque.any() else none
     if st.sibling_explained <= 1.0 and opaque.any() and out.image_fit is not None:
         a_fit, _, explained = out.image_fit
         if a_fit > st.max_opacity and explained >= st.sibling_explained:
-            more = _siblings(k, ak, opaque, st)
+            more = _siblings(k_sup, k, ak, opaque, st)
             if more.any():
                 out.notes.append(
                     f"an opaque overlay (fitted opacity {a_fit:.2f}, explaining {explained:.2f}):"
@@ -508,7 +510,7 @@ def restore(
     img = np.clip(np.rint(clean * 255.0), 0, 255).astype(np.uint8)
     filled = (ak >= st.fill_at) | opaque
     if st.halo and opaque.any():
-        filled |= _halo(obs8, opaque, alpha, support(k, st.low, st.high), ak, st)
+        filled |= _halo(obs8, opaque, alpha, k_sup, ak, st)
     if extra_fill is not None:
         filled |= extra_fill
     out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb, inpaint))
@@ -518,10 +520,10 @@ def restore(
     return out
 
 
-def _siblings(k: Float, ak: Float, opaque: Mask, st: Settings) -> Mask:
-    """The support's pixels (coverage >= ``st.sibling_k``, not unmixed) in regions, grouped as for
-    the fits, that hold a pixel of ``opaque``."""
-    sup = support(k, st.low, st.high) & (ak <= 0)
+def _siblings(s: Mask, k: Float, ak: Float, opaque: Mask, st: Settings) -> Mask:
+    """The pixels of the support ``s`` (coverage ``k`` >= ``st.sibling_k``, not unmixed) in
+    regions, grouped as for the fits, that hold a pixel of ``opaque``."""
+    sup = s & (ak <= 0)
     size = 2 * st.group + 1
     grown = cv2.dilate((sup | opaque).astype(np.uint8), np.ones((size, size), np.uint8))
     n, labels = cv2.connectedComponents(grown, connectivity=8)
@@ -655,13 +657,14 @@ def _fit_and_place(
         core = sel
     zero = np.zeros(int(core.sum()), np.intp)
     ga, gc, _ = fit(yy[core], kk[core], bb[core], zero, 1)
-    ge = _explained(yy[sel], kk[sel], bb[sel], ga, gc, np.zeros(int(sel.sum()), np.intp), 1)
+    one = np.zeros(int(sel.sum()), np.intp)  # every fitted pixel in one label
+    ge = _explained(yy[sel], kk[sel], bb[sel], ga, gc, one, 1)
     if alpha is not None and float(ga[0]) > st.max_opacity and st.head_explained <= 1.0:
         # opacity and colour cannot be told apart where the photo under the overlay is flat:
         # take the opacity the network's head sees and fit the colour for it
         ha = np.array([float(np.median(alpha[ys, xs][core]))])
         hc = _colour_for(yy[core], kk[core], bb[core], float(ha[0]))
-        he = _explained(yy[sel], kk[sel], bb[sel], ha, hc, np.zeros(int(sel.sum()), np.intp), 1)
+        he = _explained(yy[sel], kk[sel], bb[sel], ha, hc, one, 1)
         if float(he[0]) >= st.head_explained and float(ha[0]) <= st.max_opacity:
             out.notes.append(
                 f"the fit's opacity {float(ga[0]):.2f} is above {st.max_opacity}; the opacity "
