@@ -8,10 +8,12 @@ from pathlib import Path
 
 import onnx
 import torch
-from model import SRNet
+from fold import CONTEXT_SUFFIX, PLAIN_SUFFIX, copy_meta, externalise
+from model import MixSRNet, SRNet
+from torch import nn
 
 
-def export(net: SRNet, path: Path, meta: dict[str, str] | None = None) -> None:
+def export(net: SRNet | MixSRNet, path: Path, meta: dict[str, str] | None = None) -> None:
     net = net.eval()
     m = net.margin
     dummy = torch.rand(1, 1, 64 + 2 * m, 64 + 2 * m)
@@ -41,6 +43,56 @@ def export(net: SRNet, path: Path, meta: dict[str, str] | None = None) -> None:
     onnx.save(model, str(path))
 
 
+class _Blend(nn.Module):
+    """``stats -> every weight of the plain network`` for one image (``MixSRNet.weights_for``)."""
+
+    def __init__(self, net: MixSRNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, stats: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return tuple(self.net.weights_for(stats).values())
+
+
+def export_mix(net: MixSRNet, path: Path, meta: dict[str, str]) -> list[Path]:
+    """A mixture network as the engine runs it: ``path`` (the whole network, ``y_lr`` and
+    ``stats`` in), and beside it the two graphs ``fold.py`` makes for a gains-only context
+    network: ``<stem>-context.onnx`` (``stats`` -> the blended, gain-folded weights of every
+    layer) and ``<stem>-plain.onnx`` (a plain :class:`SRNet` whose weights are all external
+    initialisers). The engine's ``FoldedNetwork`` runs both without knowing the difference."""
+    net = net.eval()
+    export(net, path, meta)
+    source = onnx.load(str(path))
+    stats = torch.zeros(1, net.context)
+    names = list(net.weights_for(stats))
+    context_path = path.with_name(path.stem + CONTEXT_SUFFIX + path.suffix)
+    torch.onnx.export(
+        _Blend(net),
+        (stats,),
+        str(context_path),
+        input_names=["stats"],
+        output_names=names,
+        opset_version=17,
+        dynamo=False,
+    )
+    context = onnx.load(str(context_path))
+    copy_meta(source, context, "context")
+    onnx.checker.check_model(context)
+    onnx.save(context, str(context_path))
+
+    plain = SRNet(net.scale, net.channels, net.depth, net.head_kernel, context=0)
+    with torch.no_grad():
+        plain.load_state_dict({k: v.detach().clone() for k, v in net.weights_for(stats).items()})
+    plain_path = path.with_name(path.stem + PLAIN_SUFFIX + path.suffix)
+    export(plain, plain_path)
+    model = onnx.load(str(plain_path))
+    del model.metadata_props[:]
+    copy_meta(source, model, "plain")
+    externalise(model, lambda name: name in names)
+    onnx.save(model, str(plain_path))
+    return [path, context_path, plain_path]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("checkpoint", type=Path)
@@ -49,6 +101,25 @@ def main() -> None:
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
+    if cfg.get("experts", 1) > 1:
+        mix = MixSRNet(
+            cfg["scale"],
+            cfg["channels"],
+            cfg["depth"],
+            cfg["head_kernel"],
+            cfg["context"],
+            cfg["experts"],
+        )
+        mix.load_state_dict(ck["model"])
+        meta = {
+            "pixelmill_name": args.name or f"pixelmill-sr-x{cfg['scale']}",
+            "pixelmill_step": str(ck.get("step", "")),
+            "pixelmill_params": str(mix.param_count()),
+            "pixelmill_macs_per_input_pixel": str(mix.macs_per_input_pixel()),
+        }
+        for written in export_mix(mix, args.output, meta):
+            print(f"wrote {written} ({written.stat().st_size} bytes)")
+        return
     net = SRNet(
         cfg["scale"],
         cfg["channels"],

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ def _initialisers(model: onnx.ModelProto) -> dict[str, np.ndarray]:
     return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
 
 
-def _copy_meta(source: onnx.ModelProto, target: onnx.ModelProto, role: str) -> None:
+def copy_meta(source: onnx.ModelProto, target: onnx.ModelProto, role: str) -> None:
     for prop in source.metadata_props:
         entry = target.metadata_props.add()
         entry.key, entry.value = prop.key, prop.value
@@ -92,18 +93,24 @@ def plain_graph(model: onnx.ModelProto) -> onnx.ModelProto:
     new_graph = helper.make_graph(kept, graph.name, inputs, list(graph.output), inits)
     out = helper.make_model(new_graph, opset_imports=list(model.opset_import))
     out.ir_version = model.ir_version
-    _copy_meta(model, out, "plain")
+    copy_meta(model, out, "plain")
     onnx.checker.check_model(out)
     # The body's weights and biases become *external* initialisers that the file does not
     # carry: the engine hands them over per image (``add_external_initializers``), and
     # onnxruntime reads external initialisers before it optimises the graph, so its NCHWc
     # layout pass packs the folded values. (``add_initializer`` overrides come too late for
     # that pass: the packed weights would be the file's, the result wrong.)
-    for init in out.graph.initializer:
-        if init.name.startswith("body."):
+    externalise(out, lambda name: name.startswith("body."))
+    return out
+
+
+def externalise(model: onnx.ModelProto, which: Callable[[str], bool]) -> None:
+    """Make the initialisers ``which`` accepts *external* ones the file does not carry (their
+    values come per image from the context graph, see ``plain_graph``)."""
+    for init in model.graph.initializer:
+        if which(init.name):
             set_external_data(init, location=init.name)
             init.ClearField("raw_data")
-    return out
 
 
 def context_graph(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -149,7 +156,7 @@ def context_graph(model: onnx.ModelProto) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, "pixelmill-sr-context", [stats_input], outputs, inits)
     out = helper.make_model(graph, opset_imports=list(model.opset_import))
     out.ir_version = model.ir_version
-    _copy_meta(model, out, "context")
+    copy_meta(model, out, "context")
     onnx.checker.check_model(out)
     return out
 

@@ -266,11 +266,173 @@ class SRNet(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def config(self) -> dict[str, int]:
-        return {
-            "scale": self.scale,
-            "channels": self.channels,
-            "depth": self.depth,
-            "head_kernel": self.head_kernel,
-            "margin": self.margin,
-            "context": self.context,
-        }
+        return shape_config(self)
+
+
+class MixConv(nn.Module):
+    """``experts`` kernels of one *valid* convolution, mixed per sample by weights ``alpha``
+    (``(B, experts)``, rows summing to 1): sample ``b`` is convolved with ``sum_k alpha[b, k] W_k``
+    (a conditionally parameterised convolution, as in CondConv). For one image the mix is one
+    plain convolution, so the deployed network costs what a single expert does."""
+
+    def __init__(self, experts: int, out_c: int, in_c: int, kernel: int, bias: bool = True):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(experts, out_c, in_c, kernel, kernel))
+        self.bias = nn.Parameter(torch.zeros(experts, out_c)) if bias else None
+
+    def mixed(self, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``(B, O, I, k, k)`` weights and ``(B, O)`` biases (or None) for the mixes ``alpha``."""
+        w = torch.einsum("bk,koihw->boihw", alpha, self.weight)
+        b = alpha @ self.bias if self.bias is not None else None
+        return w, b
+
+
+def conv_per_sample(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+    """Valid convolution of each sample of ``x`` (B, I, H, W) with its own weights ``w``
+    (B, O, I, k, k) and biases ``b`` (B, O): one grouped convolution over the batch."""
+    n, c, h, wd = x.shape
+    if n == 1:  # one image (the ONNX export): a plain convolution
+        return functional.conv2d(x, w[0], None if b is None else b[0])
+    o = w.shape[1]
+    y = functional.conv2d(
+        x.reshape(1, n * c, h, wd),
+        w.reshape(n * o, c, w.shape[3], w.shape[4]),
+        None if b is None else b.reshape(-1),
+        groups=n,
+    )
+    return y.reshape(n, o, y.shape[2], y.shape[3])
+
+
+class MixSRNet(nn.Module):
+    """:class:`SRNet` with image context whose every convolution (head, body, tail, skip) is a
+    mix of ``experts`` kernels; a small router turns the image statistics into the mixing
+    weights (softmax), next to the context head's per-channel gains. Nothing is classified or
+    switched: each image gets one network, a continuous blend, and the engine folds the blend
+    (and the gains) into constant weights per image exactly as it does for the gains alone
+    (``weights_for``; ``export.py`` writes the context and plain graphs), so inference costs
+    what one :class:`SRNet` of the same shape costs. More parameters, same arithmetic: the
+    blend can give clean inputs sharper kernels and aliased inputs safer ones, which one set of
+    kernels with per-channel gains could only trade against each other."""
+
+    def __init__(
+        self,
+        scale: int,
+        channels: int,
+        depth: int,
+        head_kernel: int,
+        context: int,
+        experts: int,
+    ) -> None:
+        super().__init__()
+        assert context > 0, "the router reads the image statistics"
+        self.scale, self.channels, self.depth = scale, channels, depth
+        self.head_kernel, self.context, self.experts = head_kernel, context, experts
+        c, s = channels, scale
+        self.head = MixConv(experts, c, 1, head_kernel)
+        self.body = nn.ModuleList(MixConv(experts, c, c, 3) for _ in range(depth))
+        self.tail = MixConv(experts, s * s, c, 3)
+        self.skip = MixConv(experts, s * s, 1, 5, bias=False)
+        hidden = 32
+        self.ctx = nn.Sequential(
+            nn.Linear(context, hidden), nn.ReLU(), nn.Linear(hidden, depth * c)
+        )
+        self.router = nn.Sequential(nn.Linear(context, 16), nn.ReLU(), nn.Linear(16, experts))
+        self.margin = (head_kernel - 1) // 2 + depth + 1
+
+    def layers(self) -> list[tuple[str, MixConv]]:
+        return [
+            ("head", self.head),
+            *((f"body.{k}", conv) for k, conv in enumerate(self.body)),
+            ("tail", self.tail),
+            ("skip", self.skip),
+        ]
+
+    @classmethod
+    def from_plain(cls, net: SRNet, experts: int) -> MixSRNet:
+        """Every expert a copy of ``net`` (a context :class:`SRNet`), so the mix computes exactly
+        what ``net`` did for any routing (``centre_router`` then spreads the routing)."""
+        mix = cls(net.scale, net.channels, net.depth, net.head_kernel, net.context, experts)
+        src = net.plain().state_dict()
+        with torch.no_grad():
+            for name, conv in mix.layers():
+                conv.weight.copy_(src[f"{name}.weight"][None].expand_as(conv.weight))
+                if conv.bias is not None:
+                    conv.bias.copy_(src[f"{name}.bias"][None].expand_as(conv.bias))
+            mix.ctx.load_state_dict(net.ctx.state_dict() if net.ctx is not None else {})
+        return mix
+
+    def centre_router(self, stats: torch.Tensor, spread: float) -> None:
+        """Data-dependent start for the router: over the statistics ``stats`` of a sample of
+        training patches, each expert's logit gets mean 0 and standard deviation ``spread``,
+        so the mix is even on average and varies between inputs from the first step (a scaled
+        random layer alone either hardly varies or saturates on one expert)."""
+        last = self.router[2]
+        assert isinstance(last, nn.Linear)
+        with torch.no_grad():
+            hidden = self.router[1](self.router[0](stats))
+            logits = last(hidden)
+            scale = spread / logits.std(dim=0).clamp_min(1e-6)
+            last.weight.mul_(scale[:, None])
+            last.bias.copy_(last.bias * scale - logits.mean(dim=0) * scale)
+
+    def routing(self, stats: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mixing weights ``(B, experts)`` and gains ``(B, depth, channels)``."""
+        alpha = torch.softmax(self.router(stats), dim=1)
+        gains = 2.0 * torch.sigmoid(self.ctx(stats)).view(-1, self.depth, self.channels)
+        return alpha, gains
+
+    def weights_for(self, stats: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The plain :class:`SRNet` weights (no context) one image with ``stats`` (1, STATS)
+        gets: the experts blended, each body layer's gains folded in
+        (``g * relu(W x + b) = relu((g W) x + g b)``, gains being positive)."""
+        alpha, gains = self.routing(stats)
+        out: dict[str, torch.Tensor] = {}
+        for name, conv in self.layers():
+            w, b = conv.mixed(alpha)
+            w, b = w[0], None if b is None else b[0]
+            if name.startswith("body."):
+                g = gains[0, int(name.split(".")[1])]
+                w, b = w * g[:, None, None, None], None if b is None else b * g
+            out[f"{name}.weight"] = w
+            if b is not None:
+                out[f"{name}.bias"] = b
+        return out
+
+    def forward(self, x: torch.Tensor, stats: torch.Tensor) -> torch.Tensor:
+        alpha, gains = self.routing(stats)
+        w, b = self.head.mixed(alpha)
+        f = functional.relu(conv_per_sample(x, w, b))
+        for k, conv in enumerate(self.body):
+            w, b = conv.mixed(alpha)
+            f = functional.relu(conv_per_sample(f, w, b)) * gains[:, k, :, None, None]
+        w, b = self.tail.mixed(alpha)
+        r = conv_per_sample(f, w, b)
+        c = self.margin - 2
+        xc = x[:, :, c : x.shape[2] - c, c : x.shape[3] - c] if c > 0 else x
+        w, _ = self.skip.mixed(alpha)
+        y = r + conv_per_sample(xc, w, None)
+        return functional.pixel_shuffle(y, self.scale)
+
+    def macs_per_input_pixel(self) -> int:
+        c, s = self.channels, self.scale
+        # Folded per image: one network of the plain shape (the mix and the gains cost nothing
+        # per pixel).
+        return self.head_kernel**2 * c + self.depth * 9 * c * c + 9 * c * s * s + 25 * s * s
+
+    def param_count(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def config(self) -> dict[str, int]:
+        return {**shape_config(self), "experts": self.experts}
+
+
+def shape_config(net: SRNet | MixSRNet) -> dict[str, int]:
+    """What an export records as ``pixelmill_config`` (the engine reads margin and context)."""
+    return {
+        "scale": net.scale,
+        "channels": net.channels,
+        "depth": net.depth,
+        "head_kernel": net.head_kernel,
+        "margin": net.margin,
+        "context": net.context,
+    }

@@ -28,7 +28,7 @@ from data import (
     parse_kernel_prob,
     split,
 )
-from model import SRNet
+from model import MixSRNet, SRNet
 from torch.nn import functional
 
 # The image statistics a context network is conditioned on: the engine's own module, loaded by
@@ -46,7 +46,7 @@ _spec.loader.exec_module(context)
 LOGMSE_EPS = (1.0 / 255.0) ** 2
 
 
-def batch_stats(net: SRNet, images: list[np.ndarray]) -> torch.Tensor | None:
+def batch_stats(net: SRNet | MixSRNet, images: list[np.ndarray]) -> torch.Tensor | None:
     """The context statistics of each LR luma image in ``images``, or None for a plain net."""
     if not net.context:
         return None
@@ -60,7 +60,7 @@ def psnr(a: np.ndarray, b: np.ndarray, shave: int) -> float:
     return 10.0 * math.log10(255.0**2 / mse)
 
 
-def upscale_y(net: SRNet, lr: np.ndarray) -> np.ndarray:
+def upscale_y(net: SRNet | MixSRNet, lr: np.ndarray) -> np.ndarray:
     m = net.margin
     stats = batch_stats(net, [lr])  # of the whole image, as the engine computes them
     x = np.pad(lr, m, mode="reflect")
@@ -77,7 +77,7 @@ def bicubic_y(lr: np.ndarray, scale: int) -> np.ndarray:
     return np.clip(np.asarray(im), 0.0, 1.0)
 
 
-def evaluate(net: SRNet, sets: dict[str, list], scale: int) -> dict[str, float]:
+def evaluate(net: SRNet | MixSRNet, sets: dict[str, list], scale: int) -> dict[str, float]:
     """Mean PSNR-Y and gain over bicubic on the hold-out under each degradation in ``sets``;
     ``mean_gain`` is the mean over degradations, ``min_gain`` the worst degradation's mean."""
     net.eval()
@@ -93,6 +93,13 @@ def evaluate(net: SRNet, sets: dict[str, list], scale: int) -> dict[str, float]:
             gains.append(ps - psnr(bi, p.hr, scale))
             psnrs.append(ps)
         out[f"gain {name}"] = round(float(np.mean(gains)), 3)
+        if isinstance(net, MixSRNet):
+            # How the router mixes the experts for this condition (mean over the photos).
+            with torch.no_grad():
+                stats = batch_stats(net, [p.lr for p in pairs])
+                assert stats is not None
+                alpha = net.routing(stats)[0].mean(dim=0)
+            out[f"mix {name}"] = [round(float(a), 3) for a in alpha]  # type: ignore[assignment]
         per.append(float(np.mean(gains)))
     out["mean_psnr"] = float(np.mean(psnrs))
     out["mean_gain"] = float(np.mean(per))
@@ -150,6 +157,23 @@ def main() -> None:
         default=0,
         help="measure a context network's statistics over a region of up to this many LR pixels"
         " a side around each patch (0: the patch itself)",
+    )
+    ap.add_argument(
+        "--experts",
+        type=int,
+        default=1,
+        help="with --context: every convolution a mix of this many kernels, blended per image"
+        " by a router on the statistics (model.MixSRNet; folded per image at run time, so the"
+        " deployed cost is one network's); the experts start as copies of the --init-onnx"
+        " network",
+    )
+    ap.add_argument(
+        "--spread",
+        type=float,
+        default=1.0,
+        help="standard deviation of the router's initial logits over a sample of training"
+        " patches (their mean is set to 0): how differently inputs are mixed at the start"
+        " (equal mixes would give every expert the same gradient)",
     )
     ap.add_argument("--warmup", type=int, default=0, help="linear learning-rate warm-up steps")
     ap.add_argument("--threads", type=int, default=2)
@@ -218,6 +242,10 @@ def main() -> None:
         inits = onnx.load(str(args.init_onnx)).graph.initializer
         net.load_plain({i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in inits})
         print(f"continuing from {args.init_onnx}", flush=True)
+    if args.experts > 1:
+        assert args.context, "--experts needs --context (the router reads the statistics)"
+        net = MixSRNet.from_plain(net, args.experts)  # type: ignore[assignment]
+        print(f"{args.experts} experts, each a copy of the network so far", flush=True)
     if args.init_full is not None:
         ck = torch.load(args.init_full, map_location="cpu", weights_only=False)
         net.load_state_dict(ck["model"])
@@ -241,7 +269,7 @@ def main() -> None:
         flush=True,
     )
 
-    if args.channels_last:
+    if args.channels_last and args.experts == 1:
         net = net.to(memory_format=torch.channels_last)
     sampler = PatchSampler(
         sources,
@@ -253,6 +281,11 @@ def main() -> None:
         kernel_prob=args.kernel_prob,
         region=args.context_region,
     )
+    if isinstance(net, MixSRNet):
+        _, _, sample = sampler.batch(256)
+        stats = batch_stats(net, sample)
+        assert stats is not None
+        net.centre_router(stats, args.spread)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     budget = args.minutes * 60.0
     start = time.time()
@@ -302,7 +335,8 @@ def main() -> None:
                 f"step {step} {rec['minutes']}min lr {lr:.2e} loss {rec['loss']:.5f} "
                 f"val {ev['mean_psnr']:.3f} dB gain mean {ev['mean_gain']:+.3f} "
                 f"min {ev['min_gain']:+.3f} | "
-                + " ".join(f"{v:+.2f}" for k, v in ev.items() if k.startswith("gain ")),
+                + " ".join(f"{v:+.2f}" for k, v in ev.items() if k.startswith("gain "))
+                + "".join(f" {v}" for k, v in ev.items() if k.startswith("mix ")),
                 flush=True,
             )
             ck = {
