@@ -123,6 +123,9 @@ def model_info(scale: int, quality: str = "balanced") -> dict[str, Any]:
         "depth": int(cfg["depth"]),
         "margin": int(cfg["margin"]),
         "image_context": bool(cfg.get("context", 0)),
+        # A mixture network (training/sr/model.py, MixSRNet): every convolution a blend of
+        # this many kernels, set per image from its statistics and folded like the gains.
+        "experts": int(cfg.get("experts", 1)),
         "gains_folded": isinstance(_MODELS[name], FoldedNetwork),
         "mirror_ensemble": MIRROR[quality] and scale == 2,
     }
