@@ -281,7 +281,7 @@ def main() -> None:
         kernel_prob=args.kernel_prob,
         region=args.context_region,
     )
-    if isinstance(net, MixSRNet):
+    if isinstance(net, MixSRNet) and args.init_full is None:
         _, _, sample = sampler.batch(256)
         stats = batch_stats(net, sample)
         assert stats is not None
