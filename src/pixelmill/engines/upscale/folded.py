@@ -10,7 +10,10 @@ fold into the weights.
 ``training/sr/fold.py`` splits each exported context network into two graphs shipped beside it:
 ``<stem>-context.onnx`` (statistics -> the folded weights and biases of every body layer) and
 ``<stem>-plain.onnx`` (the network without the multiplications, whose body weights and biases
-are external initialisers the file does not carry). :meth:`FoldedNetwork.bind` runs the first
+are external initialisers the file does not carry). A mixture network (``training/sr/model.py``,
+``MixSRNet``: every convolution a per-image blend of expert kernels) ships the same pair from
+``training/sr/export.py``; its context graph gives every layer's blended weights, all of which
+the plain graph takes as external initialisers. :meth:`FoldedNetwork.bind` runs the first
 once per image and builds a session of the second with its outputs as those initialisers
 (about 3 ms): the convolutions see constants, and the result equals the exported network's to
 float rounding (the tests compare them on real images).
