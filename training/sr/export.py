@@ -64,7 +64,8 @@ def export_mix(net: MixSRNet, path: Path, meta: dict[str, str]) -> list[Path]:
     export(net, path, meta)
     source = onnx.load(str(path))
     stats = torch.zeros(1, net.context)
-    names = list(net.weights_for(stats))
+    weights = {k: v.detach().clone() for k, v in net.weights_for(stats).items()}
+    names = list(weights)
     context_path = path.with_name(path.stem + CONTEXT_SUFFIX + path.suffix)
     torch.onnx.export(
         _Blend(net),
@@ -82,7 +83,7 @@ def export_mix(net: MixSRNet, path: Path, meta: dict[str, str]) -> list[Path]:
 
     plain = SRNet(net.scale, net.channels, net.depth, net.head_kernel, context=0)
     with torch.no_grad():
-        plain.load_state_dict({k: v.detach().clone() for k, v in net.weights_for(stats).items()})
+        plain.load_state_dict(weights)
     plain_path = path.with_name(path.stem + PLAIN_SUFFIX + path.suffix)
     export(plain, plain_path)
     model = onnx.load(str(plain_path))
@@ -101,43 +102,37 @@ def main() -> None:
     args = ap.parse_args()
     ck = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
+    net: SRNet | MixSRNet
     if cfg.get("experts", 1) > 1:
-        mix = MixSRNet(
+        c = cfg
+        net = MixSRNet(
+            c["scale"], c["channels"], c["depth"], c["head_kernel"], c["context"], c["experts"]
+        )
+        net.load_state_dict(ck["model"])
+    else:
+        plain = SRNet(
             cfg["scale"],
             cfg["channels"],
             cfg["depth"],
             cfg["head_kernel"],
-            cfg["context"],
-            cfg["experts"],
+            ck.get("rep", False),
+            context=cfg.get("context", 0),
         )
-        mix.load_state_dict(ck["model"])
-        meta = {
-            "pixelmill_name": args.name or f"pixelmill-sr-x{cfg['scale']}",
-            "pixelmill_step": str(ck.get("step", "")),
-            "pixelmill_params": str(mix.param_count()),
-            "pixelmill_macs_per_input_pixel": str(mix.macs_per_input_pixel()),
-        }
-        for written in export_mix(mix, args.output, meta):
-            print(f"wrote {written} ({written.stat().st_size} bytes)")
-        return
-    net = SRNet(
-        cfg["scale"],
-        cfg["channels"],
-        cfg["depth"],
-        cfg["head_kernel"],
-        ck.get("rep", False),
-        context=cfg.get("context", 0),
-    )
-    net.load_state_dict(ck["model"])
-    net = net.plain()
+        plain.load_state_dict(ck["model"])
+        net = plain.plain()
     meta = {
         "pixelmill_name": args.name or f"pixelmill-sr-x{cfg['scale']}",
         "pixelmill_step": str(ck.get("step", "")),
         "pixelmill_params": str(net.param_count()),
         "pixelmill_macs_per_input_pixel": str(net.macs_per_input_pixel()),
     }
-    export(net, args.output, meta)
-    print(f"wrote {args.output} ({args.output.stat().st_size} bytes)")
+    if isinstance(net, MixSRNet):
+        written = export_mix(net, args.output, meta)
+    else:
+        export(net, args.output, meta)
+        written = [args.output]
+    for path in written:
+        print(f"wrote {path} ({path.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":
