@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, delete, func, select, update
+from sqlalchemy import ColumnElement, Select, and_, case, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
@@ -28,7 +28,7 @@ from pixelmill.db.base import utcnow
 from pixelmill.db.models import EnrichmentJob, Job, JobResult, StorefrontActivity, draw_number
 from pixelmill.errors import Conflict, InvalidInput, NotFound
 from pixelmill.jobs import service as jobs
-from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, FAILED, QUEUED, TERMINAL
+from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, FAILED, PROCESSING, QUEUED, TERMINAL
 from pixelmill.jobs.service import JobBackends
 from pixelmill.queue import run_after_commit
 from pixelmill.schemas import iso
@@ -350,14 +350,21 @@ def create_enrichment_job(
 # ---- enrichment jobs: reading -------------------------------------------------------------
 
 
-def _public_status(job_status: str) -> str:
-    """The storefront's four states: a ``queued`` job is still ``pending``."""
-    return "pending" if job_status == QUEUED else job_status
+def _public_status(job_status: str, settled: bool) -> str:
+    """The storefront's four states: a ``queued`` job is still ``pending``, and a run that
+    ended is still ``processing`` until the job is settled, so that ``completed`` or
+    ``failed`` is never read without the activity and results that settling writes."""
+    if job_status == QUEUED:
+        return "pending"
+    if job_status in TERMINAL and not settled:
+        return PROCESSING
+    return job_status
 
 
 _status_expr = case(
     (EnrichmentJob.job_id.is_(None), EnrichmentJob.status),
     (Job.status == QUEUED, "pending"),
+    (and_(Job.status.in_(TERMINAL), EnrichmentJob.settled_at.is_(None)), PROCESSING),
     else_=func.coalesce(Job.status, EnrichmentJob.status),
 )
 
@@ -376,7 +383,9 @@ def status_of(session: Session, row: EnrichmentJob) -> tuple[str, Job | None]:
     if row.job_id is None:
         return row.status, None
     job = session.get(Job, row.job_id)
-    return (_public_status(job.status) if job else row.status), job
+    if job is None:
+        return row.status, None
+    return _public_status(job.status, row.settled_at is not None), job
 
 
 def list_enrichment_jobs(
@@ -451,7 +460,9 @@ def _job_fields(session: Session, row: EnrichmentJob, base_url: str) -> dict[str
         "poll_url": poll_url(base_url, row.id),
         "created_at": row.created_at,
         "updated_at": max(row.updated_at, job.updated_at) if job is not None else row.updated_at,
-        "completed_at": job.completed_at if job is not None else row.completed_at,
+        "completed_at": row.completed_at
+        if job is None or status not in TERMINAL
+        else job.completed_at,
     }
 
 
@@ -682,8 +693,9 @@ def _patch_server_job(
         return row
     if patch.status != FAILED or job is None or job.status not in ACTIVE:
         raise Conflict(
-            f"The job is {status}; a server-run job can only be moved to failed (cancelled) "
-            "while it is pending or processing"
+            # The run's own state: one that ended reads as processing until it is settled.
+            f"The job is {_public_status(job.status, True) if job else status}; a server-run "
+            "job can only be moved to failed (cancelled) while it is pending or processing"
         )
     error = _text(patch.error_message) or "cancelled by the app"
     jobs.fail_job(session, backends, job.id, error)
