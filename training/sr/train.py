@@ -1,4 +1,5 @@
-"""Train pixelmill-sr (residual luma CNN) for one scale on the CPU.
+"""Train pixelmill-sr (residual luma CNN) for one scale, on the CPU or (``--device cuda``,
+``--workers``) a GPU.
 
 Reproducible from ``--seed`` (python, numpy and torch generators; the data split uses seed 0
 independently). The learning rate follows a cosine from ``--lr`` to ``--lr / 100`` over
@@ -14,6 +15,7 @@ import json
 import math
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,7 @@ from data import (
     KERNELS,
     TRAIN_EVAL,
     PatchSampler,
+    Source,
     load_sources,
     make_pair,
     parse_kernel_prob,
@@ -53,6 +56,10 @@ def batch_stats(net: SRNet | MixSRNet, images: list[np.ndarray]) -> torch.Tensor
     return torch.from_numpy(np.stack([context.image_stats(y) for y in images]))
 
 
+def cpu_state(net: SRNet | MixSRNet) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu() for k, v in net.state_dict().items()}
+
+
 def psnr(a: np.ndarray, b: np.ndarray, shave: int) -> float:
     a = a[shave:-shave, shave:-shave].astype(np.float64) * 255.0
     b = b[shave:-shave, shave:-shave].astype(np.float64) * 255.0
@@ -64,9 +71,13 @@ def upscale_y(net: SRNet | MixSRNet, lr: np.ndarray) -> np.ndarray:
     m = net.margin
     stats = batch_stats(net, [lr])  # of the whole image, as the engine computes them
     x = np.pad(lr, m, mode="reflect")
+    device = next(net.parameters()).device
     with torch.no_grad():
-        y = net(torch.from_numpy(x)[None, None], stats)
-    return np.clip(y[0, 0].numpy(), 0.0, 1.0)
+        y = net(
+            torch.from_numpy(x)[None, None].to(device),
+            None if stats is None else stats.to(device),
+        )
+    return np.clip(y[0, 0].cpu().numpy(), 0.0, 1.0)
 
 
 def bicubic_y(lr: np.ndarray, scale: int) -> np.ndarray:
@@ -98,7 +109,8 @@ def evaluate(net: SRNet | MixSRNet, sets: dict[str, list], scale: int) -> dict[s
             with torch.no_grad():
                 stats = batch_stats(net, [p.lr for p in pairs])
                 assert stats is not None
-                alpha = net.routing(stats)[0].mean(dim=0)
+                device = next(net.parameters()).device
+                alpha = net.routing(stats.to(device))[0].mean(dim=0).cpu()
             out[f"mix {name}"] = [round(float(a), 3) for a in alpha]  # type: ignore[assignment]
         per.append(float(np.mean(gains)))
     out["mean_psnr"] = float(np.mean(psnrs))
@@ -106,6 +118,62 @@ def evaluate(net: SRNet | MixSRNet, sets: dict[str, list], scale: int) -> dict[s
     out["min_gain"] = float(np.min(per))
     net.train()
     return out
+
+
+class Batches(torch.utils.data.IterableDataset[tuple[torch.Tensor, ...]]):
+    """Endless training batches ``(xs, ys, stats)`` (``stats`` empty for a plain network). In
+    this process (``--workers 0``) they come from ``sampler``, the run's own (seeded with
+    ``--seed``: the draw of every CPU run before ``--workers``); in DataLoader worker K from a
+    sampler seeded ``seed + 1000 * (K + 1)``, so the workers draw different patches, and the
+    context statistics are measured there too."""
+
+    def __init__(
+        self, sampler: PatchSampler, sources: list[Source], args: argparse.Namespace, ctx: bool
+    ) -> None:
+        self.sampler, self.sources, self.args, self.ctx = sampler, sources, args, ctx
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
+        info = torch.utils.data.get_worker_info()
+        sampler = self.sampler
+        if info is not None:
+            torch.set_num_threads(1)
+            a = self.args
+            sampler = PatchSampler(
+                self.sources,
+                sampler.scale,
+                sampler.patch,
+                sampler.margin,
+                seed=a.seed + 1000 * (info.id + 1),
+                clean=a.clean,
+                kernel_prob=a.kernel_prob,
+                region=a.context_region,
+            )
+        while True:
+            xs, ys, regions = sampler.batch(self.args.batch)
+            stats = (
+                np.stack([context.image_stats(y) for y in regions]).astype(np.float32)
+                if self.ctx
+                else np.zeros((len(xs), 0), np.float32)
+            )
+            yield torch.from_numpy(xs), torch.from_numpy(ys), torch.from_numpy(stats)
+
+
+def batches(
+    sampler: PatchSampler, sources: list[Source], args: argparse.Namespace, ctx: bool
+) -> Iterator[tuple[torch.Tensor, ...]]:
+    """The training batches, drawn in this process or by ``--workers`` DataLoader processes."""
+    data = Batches(sampler, sources, args, ctx)
+    if args.workers == 0:
+        return iter(data)
+    loader = torch.utils.data.DataLoader(
+        data,
+        batch_size=None,
+        num_workers=args.workers,
+        pin_memory=args.device != "cpu",
+        prefetch_factor=4,
+        persistent_workers=True,
+    )
+    return iter(loader)
 
 
 def main() -> None:
@@ -183,6 +251,13 @@ def main() -> None:
         help="keep the network's weights and activations channels-last (same arithmetic; about"
         " 2x faster per step for C16 on one thread of this CPU)",
     )
+    ap.add_argument("--device", default="cpu", help="torch device for the network (cpu, cuda)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="DataLoader processes drawing the batches (0: this process, one after each step)",
+    )
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument(
         "--eval-conditions",
@@ -235,17 +310,34 @@ def main() -> None:
         rep=args.rep,
         context=context.STATS if args.context else 0,
     )
+    # A mixture exported by export.py (its whole-network file) continues as it is: experts
+    # and router; a plain network is copied into every expert.
+    init_mixture: dict[str, torch.Tensor] | None = None
     if args.init_onnx is not None:
         import onnx
         from onnx import numpy_helper
 
-        inits = onnx.load(str(args.init_onnx)).graph.initializer
-        net.load_plain({i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in inits})
+        model = onnx.load(str(args.init_onnx))
+        state = {
+            i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
+            for i in model.graph.initializer
+        }
+        meta = {p.key: p.value for p in model.metadata_props}
+        experts = json.loads(meta.get("pixelmill_config", "{}")).get("experts", 1)
+        if experts > 1:
+            assert experts == args.experts, f"{args.init_onnx} holds {experts} experts"
+            init_mixture = state
+        else:
+            net.load_plain(state)
         print(f"continuing from {args.init_onnx}", flush=True)
     if args.experts > 1:
         assert args.context, "--experts needs --context (the router reads the statistics)"
         net = MixSRNet.from_plain(net, args.experts)  # type: ignore[assignment]
-        print(f"{args.experts} experts, each a copy of the network so far", flush=True)
+        if init_mixture is not None:
+            net.load_state_dict(init_mixture)
+            print("the experts and the router as exported", flush=True)
+        else:
+            print(f"{args.experts} experts, each a copy of the network so far", flush=True)
     if args.init_full is not None:
         ck = torch.load(args.init_full, map_location="cpu", weights_only=False)
         net.load_state_dict(ck["model"])
@@ -281,11 +373,16 @@ def main() -> None:
         kernel_prob=args.kernel_prob,
         region=args.context_region,
     )
-    if isinstance(net, MixSRNet) and args.init_full is None:
+    if isinstance(net, MixSRNet) and args.init_full is None and init_mixture is None:
         _, _, sample = sampler.batch(256)
         stats = batch_stats(net, sample)
         assert stats is not None
         net.centre_router(stats, args.spread)
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True  # fixed patch sizes
+    net = net.to(device)
+    data = batches(sampler, sources, args, bool(net.context))
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     budget = args.minutes * 60.0
     start = time.time()
@@ -305,9 +402,8 @@ def main() -> None:
             lr *= (step + 1) / args.warmup
         for g in opt.param_groups:
             g["lr"] = lr
-        xs, ys, regions = sampler.batch(args.batch)
-        pred = net(torch.from_numpy(xs), batch_stats(net, regions))
-        target = torch.from_numpy(ys)
+        xs, target, stats = (t.to(device, non_blocking=True) for t in next(data))
+        pred = net(xs, stats if net.context else None)
         if args.loss == "l2":
             loss = functional.mse_loss(pred, target)
         elif args.loss == "logmse":
@@ -340,7 +436,7 @@ def main() -> None:
                 flush=True,
             )
             ck = {
-                "model": net.state_dict(),
+                "model": cpu_state(net),
                 "config": net.config(),
                 "rep": args.rep,
                 "step": step,
@@ -354,7 +450,7 @@ def main() -> None:
             (args.out / "log.json").write_text(json.dumps(log, indent=1))
     ev = evaluate(net, val_sets, args.scale)
     ck = {
-        "model": net.state_dict(),
+        "model": cpu_state(net),
         "config": net.config(),
         "rep": args.rep,
         "step": step,
