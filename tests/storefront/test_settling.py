@@ -7,6 +7,7 @@ null (a CI failure of the live enrichment test)."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -14,8 +15,9 @@ from fastapi.testclient import TestClient
 from pixelmill.jobs import service as jobs
 from pixelmill.resources import Resources
 from pixelmill.storefront import service as storefront
+from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.storefront.helpers import ACTIVITIES, COLOURS, JOBS, SHOP, image_server, png
-from tests.support import make_account, wait_until
+from tests.support import balance_of, make_account, wait_until
 
 
 def test_an_ended_run_reads_as_processing_until_it_is_settled(
@@ -70,9 +72,11 @@ def test_an_ended_run_reads_as_processing_until_it_is_settled(
         listed = client.get(JOBS, params={"status": "failed"}, headers=acct.key_headers)
         assert listed.json()["total"] == 1
 
-        # The run still in flight fetches its image and finds it lost its claim.
+        # The run still in flight fetches its image, finds it lost its claim and writes nothing.
         gate.set()
-        wait_until(
-            lambda: client.get(url, headers=acct.key_headers).json()["products_completed"] == 0,
-            timeout=10,
-        )
+        time.sleep(3)
+    after = client.get(url, headers=acct.key_headers).json()
+    assert after["status"] == "failed" and after["activity_id"] == body["activity_id"]
+    assert after["products_completed"] == 0 and after["credits_used"] == 0
+    assert balance_of(resources, acct.id) == 10 and held_reservations(resources, acct.id) == 0
+    assert ledger_consistent(resources, acct.id)
