@@ -53,7 +53,12 @@ def batch_stats(net: SRNet | MixSRNet, images: list[np.ndarray]) -> torch.Tensor
     """The context statistics of each LR luma image in ``images``, or None for a plain net."""
     if not net.context:
         return None
-    return torch.from_numpy(np.stack([context.image_stats(y) for y in images]))
+    return torch.from_numpy(stats_of(images))
+
+
+def stats_of(images: list[np.ndarray]) -> np.ndarray:
+    """``(n, STATS)`` context statistics of LR luma images (the engine's own function)."""
+    return np.stack([context.image_stats(y) for y in images])
 
 
 def cpu_state(net: SRNet | MixSRNet) -> dict[str, torch.Tensor]:
@@ -150,11 +155,7 @@ class Batches(torch.utils.data.IterableDataset[tuple[torch.Tensor, ...]]):
             )
         while True:
             xs, ys, regions = sampler.batch(self.args.batch)
-            stats = (
-                np.stack([context.image_stats(y) for y in regions]).astype(np.float32)
-                if self.ctx
-                else np.zeros((len(xs), 0), np.float32)
-            )
+            stats = stats_of(regions) if self.ctx else np.zeros((len(xs), 0), np.float32)
             yield torch.from_numpy(xs), torch.from_numpy(ys), torch.from_numpy(stats)
 
 
