@@ -389,7 +389,8 @@ def main() -> None:
     start = time.time()
     best = -1.0
     log: list[dict[str, float]] = []
-    loss_acc = 0.0
+    # summed on the device: reading the loss every step would wait for the GPU each step
+    loss_acc = torch.zeros((), device=device)
     step = 0
     while True:
         elapsed = time.time() - start
@@ -415,7 +416,7 @@ def main() -> None:
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        loss_acc += float(loss.detach())
+        loss_acc += loss.detach()
         step += 1
         if step % args.eval_every == 0:
             ev = evaluate(net, val_sets, args.scale)
@@ -423,11 +424,11 @@ def main() -> None:
                 "step": step,
                 "minutes": round((time.time() - start) / 60, 2),
                 "lr": lr,
-                "loss": loss_acc / args.eval_every,
+                "loss": float(loss_acc) / args.eval_every,
                 **ev,
             }
             log.append(rec)
-            loss_acc = 0.0
+            loss_acc.zero_()
             print(
                 f"step {step} {rec['minutes']}min lr {lr:.2e} loss {rec['loss']:.5f} "
                 f"val {ev['mean_psnr']:.3f} dB gain mean {ev['mean_gain']:+.3f} "
