@@ -1,10 +1,10 @@
 #!/bin/bash
-# Two ×2 super-resolution runs side by side on one GPU, for issue 19's two open SR targets:
-#   H: the shipped `high` network (stage 8, plain) as a 3-expert mixture (the CPU try reached
-#      only 6,542 steps in 85 minutes at 0.8 s a step);
-#   B: the shipped `balanced` mixture (stage 10) continued, experts and router as exported,
-#      with the recipe of the stage-11 candidate (training/sr/README.md: 10 % extra clean
-#      patches, nearest weighted up), which reached +2.06 dB clean in 55 CPU minutes.
+# Two ×2 super-resolution runs side by side on one GPU (the first run of the twelfth stage,
+# training/sr/README.md "On a GPU"; what it ran was the stage-8 `high` and the stage-10 balanced):
+#   H: the shipped `high` network continued as a 3-expert mixture (a plain export becomes 3
+#      copies of itself, router centred with --spread; a mixture export loads as it is);
+#   B: the shipped `balanced` mixture continued, experts and router as exported, with 10 %
+#      extra clean patches and nearest weighted up.
 # Both use the loss in decibels; H keeps the stage-10 kernel draw.
 # Usage (repository root, after training/overlay/gpu_pack.sh made .gpu/sr-train; the device
 # tool carries it with `carry: [".gpu"]`):
