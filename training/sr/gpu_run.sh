@@ -15,13 +15,13 @@
 set -u
 MIN=$1; W=$2; DEV=$3; O=$4
 mkdir -p "$O"
-{ nvidia-smi -L; "${PY:-python3}" -c "import torch; print(torch.__version__, torch.cuda.is_available())"; nproc; df -h /dev/shm; } > "$O/env.txt" 2>&1
 export PYTHONUNBUFFERED=1
 ROOT=$PWD
 M=$ROOT/src/pixelmill/engines/upscale/models
 DATA=${DATA:-$ROOT/.gpu/sr-train}
 SEED=${SEED:-43}; BATCH=${BATCH:-32}; PY=${PY:-python3}
 BATCH_H=${BATCH_H:-$BATCH}; BATCH_B=${BATCH_B:-$BATCH}
+{ nvidia-smi -L; "$PY" -c "import torch; print(torch.__version__, torch.cuda.is_available())"; nproc; df -h /dev/shm; } > "$O/env.txt" 2>&1
 cd training/sr
 common="--scale 2 --patch 64 --steps 1000000000 --minutes $MIN --threads 2
   --loss logmse --context --experts 3 --warmup 300 --eval-every 2000 --eval-conditions 4 --data $DATA --workers $W --device $DEV"
