@@ -11,6 +11,7 @@ The API is deliberately small:
   (the usual super-resolution convention).
 - :func:`resize_to_area` - resize a test photo to about N megapixels.
 - :func:`print_table` - print rows of dicts as an aligned Markdown table.
+- :func:`print_targets` - print a list of quality or speed targets, each judged met or not.
 """
 
 from __future__ import annotations
@@ -106,3 +107,17 @@ def print_table(rows: Sequence[dict[str, object]], title: str | None = None) -> 
     print("|" + "|".join("-" * (wd + 2) for wd in widths) + "|")
     for row in cells:
         print("| " + " | ".join(v.ljust(wd) for v, wd in zip(row, widths, strict=True)) + " |")
+
+
+Target = tuple[str, bool | None, str]
+"""One target as a benchmark judges it: what is asked, whether this run met it (None: measured
+and reported, not judged here), and the figure measured."""
+
+
+def print_targets(title: str, targets: Sequence[Target]) -> None:
+    """Print ``targets`` under ``title``, one line each: ``what: met (figure)`` or ``NOT met``."""
+    print(f"\nTargets ({title}):")
+    for what, ok, got in targets:
+        verdict = "reported" if ok is None else "met" if ok else "NOT met"
+        print(f"  {what}: {verdict} ({got})")
+    print()

@@ -36,7 +36,7 @@ import numpy.typing as npt
 from skimage import data as skdata
 from skimage.restoration import wiener
 
-from _common import ms_per_mp, print_table, psnr, resize_to_area, time_call
+from _common import ms_per_mp, print_table, print_targets, psnr, resize_to_area, time_call
 from pixelmill.engines.base import EngineInputs
 from pixelmill.engines.deblur import UnblurEngine, UnblurParams
 from pixelmill.engines.deblur.kernels import gaussian_kernel, line_kernel, random_walk_kernel
@@ -239,6 +239,23 @@ def main() -> None:
         f"worst {np.min(gains):+.2f} dB, below input: {sum(g < 0 for g in gains)}"
     )
     print(f"speed on a {w}x{h} photo: new {new_ms:.0f} ms/MP, previous {old_ms:.0f} ms/MP")
+    untouched = [c for c in per_case if c["kind"] == "sharp"]
+    print_targets(
+        "issue #19 item 4, validation set",
+        [
+            (
+                "never below the input",
+                min(gains) >= 0,
+                f"worst {min(gains):+.2f} dB, {sum(g < 0 for g in gains)} of {len(gains)} below",
+            ),
+            (">= +1 dB on average", float(np.mean(gains)) >= 1.0, f"{np.mean(gains):+.2f} dB"),
+            (
+                "sharp photos left as they are",
+                all(c["unchanged"] for c in untouched),
+                f"{sum(bool(c['unchanged']) for c in untouched)} of {len(untouched)} unchanged",
+            ),
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ import numpy.typing as npt
 from PIL import Image
 from skimage import data as skdata
 
-from _common import print_table, psnr_y, resize_to_area
+from _common import Target, print_table, print_targets, psnr_y, resize_to_area
 from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.engines.upscale.learned import (
     load,
@@ -180,52 +180,50 @@ def quality(
             f"PSNR-Y on {set_name} ({len(images)} images): mean bicubic dB, mean gain over "
             "bicubic in dB (old = previous weights), worst single image",
         )
-        print_targets(set_name, means)
+        print_targets(f"issue #19 item 2, {set_name}", targets(means))
     for (scale, m), (g, img_name, deg_name) in sorted(worst.items()):
         print(f"x{scale} {m}: worst image gain {g:+.2f} dB ({img_name}, {deg_name})")
 
 
-def print_targets(set_name: str, means: dict[tuple[int, str, str], float]) -> None:
+def targets(means: dict[tuple[int, str, str], float]) -> list[Target]:
     """Issue #19 item 2's quality targets, judged from the table just printed (means over the
     set's images): never below bicubic under any degradation, at x2 and x4; clean x2 at least
     +2.0 dB; ``high`` at least +0.3 dB over ``balanced`` at x2 (on clean input and on the mean
     over the degradations)."""
     clean = "bicubic (PIL, antialiased)"
-    lines: list[str] = []
-
-    def verdict(ok: bool) -> str:
-        return "met" if ok else "NOT met"
-
+    out: list[Target] = []
     for scale in sorted({k[0] for k in means}):
         for m in ("balanced", "high"):
             got = {d: g for (s, d, q), g in means.items() if s == scale and q == m}
             if not got:
                 continue
             low = min(got, key=lambda d: got[d])
-            lines.append(
-                f"x{scale} {m}: never below bicubic: {verdict(got[low] >= 0)} "
-                f"(lowest {got[low]:+.2f} dB, {low})"
+            out.append(
+                (
+                    f"x{scale} {m} never below bicubic",
+                    got[low] >= 0,
+                    f"lowest {got[low]:+.2f} dB, {low}",
+                )
             )
     if (2, clean, "balanced") in means:
         b, h = means[(2, clean, "balanced")], means[(2, clean, "high")]
-        lines.append(
-            f"x2 clean >= +2.0 dB: balanced {verdict(b >= 2.0)} ({b:+.2f}), "
-            f"high {verdict(h >= 2.0)} ({h:+.2f})"
-        )
+        out.append(("x2 balanced clean >= +2.0 dB", b >= 2.0, f"{b:+.2f}"))
+        out.append(("x2 high clean >= +2.0 dB", h >= 2.0, f"{h:+.2f}"))
         diffs = [
             means[(2, d, "high")] - g
             for (s, d, q), g in means.items()
             if s == 2 and q == "balanced"
         ]
         avg = statistics.fmean(diffs)
-        lines.append(
-            f"x2 high - balanced >= +0.3 dB: clean {verdict(h - b >= 0.3)} ({h - b:+.2f}), "
-            f"mean over {len(diffs)} degradations {verdict(avg >= 0.3)} ({avg:+.2f})"
+        out.append(("x2 high - balanced >= +0.3 dB, clean", h - b >= 0.3, f"{h - b:+.2f}"))
+        out.append(
+            (
+                f"x2 high - balanced >= +0.3 dB, mean over {len(diffs)} degradations",
+                avg >= 0.3,
+                f"{avg:+.2f}",
+            )
         )
-    print(f"Targets (issue #19 item 2) on {set_name}:")
-    for line in lines:
-        print(f"  {line}")
-    print()
+    return out
 
 
 def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float, float]:

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 from skimage import data as skdata
 
-from _common import ms_per_mp, print_table, resize_to_area, time_call
+from _common import Target, ms_per_mp, print_table, print_targets, resize_to_area, time_call
 from pixelmill.engines.base import EngineInputs, ImageArray
 from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemovalParams
 
@@ -90,9 +90,17 @@ def skimage_paths(folder: Path) -> list[Path]:
     return paths
 
 
+Scores = dict[tuple[str, str], list[float]]
+"""Whole-image PSNR per (kind, variant label or "input"), one value per pair, in pair order."""
+
+TARGET_VARIANT = "new, gated fill"
+"""The learned method as the engine runs it by default (``fill="gated"``): what issue #19's
+targets are judged on."""
+
+
 def quality(
     engine: TextRemovalEngine, data_root: Path, guide: bool, seed: int = 7, photos: str = "held-out"
-) -> None:
+) -> Scores:
     if photos == "skimage":
         val_paths = skimage_paths(Path(tempfile.gettempdir()) / "pixelmill-bench-skimage")
     else:
@@ -101,7 +109,7 @@ def quality(
     variants = dict(VARIANTS)
     if guide:
         variants["new + OCR guide"] = TextRemovalParams(method="learned", ocr_guide=True)
-    scores: dict[tuple[str, str], list[float]] = {}
+    scores: Scores = {}
     changed: dict[str, list[float]] = {}
     for p in pairs:
         scores.setdefault((p.kind, "input"), []).append(psnr(p.observed, p.clean))
@@ -137,13 +145,49 @@ def quality(
         for label in variants
     ]
     print_table(clean_rows, "Photos without any overlay")
+    return scores
+
+
+def targets(scores: Scores | None, speed_ms: dict[str, float] | None) -> list[Target]:
+    """Issue #19 item 1's targets for the learned method (:data:`TARGET_VARIANT`), from this
+    run: whole-image PSNR >= 33 dB over the 3 kinds, watermarks >= input + 3 dB, no kind below
+    its input on average, and (the strict reading) no single pair below its input; <= 1.5 s per
+    MP."""
+    out: list[Target] = []
+    if scores is not None:
+        kinds = [k for k in overlay_data.KINDS if k != "clean"]
+        got = {k: np.array(scores[(k, TARGET_VARIANT)]) for k in kinds}
+        inp = {k: np.array(scores[(k, "input")]) for k in kinds}
+        overall = float(np.concatenate(list(got.values())).mean())
+        out.append(("3 kinds >= 33 dB", overall >= 33.0, f"{overall:.2f} dB"))
+        wm = float(got["watermark"].mean() - inp["watermark"].mean())
+        out.append(("watermarks >= input + 3 dB", wm >= 3.0, f"{wm:+.2f} dB"))
+        worst = min(kinds, key=lambda k: float(got[k].mean() - inp[k].mean()))
+        margin = float(got[worst].mean() - inp[worst].mean())
+        out.append(
+            ("no kind below its input on average", margin >= 0, f"lowest {worst} {margin:+.2f} dB")
+        )
+        below = {k: int((got[k] < inp[k]).sum()) for k in kinds}
+        pairs = sum(len(v) for v in got.values())
+        out.append(
+            (
+                "no pair below its input",
+                sum(below.values()) == 0,
+                f"{sum(below.values())} of {pairs}: "
+                + ", ".join(f"{k} {n}" for k, n in below.items()),
+            )
+        )
+    if speed_ms is not None:
+        ms = speed_ms[TARGET_VARIANT]
+        out.append(("<= 1.5 s per MP", ms <= 1500, f"{ms:.0f} ms/MP"))
+    return out
 
 
 def photo(name: str) -> ImageArray:
     return np.ascontiguousarray(getattr(skdata, name)(), dtype=np.uint8)
 
 
-def speed(engine: TextRemovalEngine) -> None:
+def speed(engine: TextRemovalEngine) -> dict[str, float]:
     clean = resize_to_area(photo("coffee"), 1.0)
     img = clean.copy()
     h, w = img.shape[:2]
@@ -163,6 +207,7 @@ def speed(engine: TextRemovalEngine) -> None:
     print_table(
         rows, f"Speed, median of 3 after 1 warm-up (load average {load:.1f}, {os.cpu_count()} CPUs)"
     )
+    return {str(r["engine"]): float(str(r["ms/MP"])) for r in rows}
 
 
 def sheet(engine: TextRemovalEngine, data_root: Path, path: Path) -> None:
@@ -223,10 +268,13 @@ def main() -> None:
     args = ap.parse_args()
     engine = TextRemovalEngine()
     engine.load()
-    if not args.no_speed:
-        speed(engine)
+    speed_ms = None if args.no_speed else speed(engine)
+    scores = None
     if not args.no_quality:
-        quality(engine, args.data, args.ocr_guide, args.seed, args.photos)
+        scores = quality(engine, args.data, args.ocr_guide, args.seed, args.photos)
+    if scores is not None or speed_ms is not None:
+        where = f"{args.photos} photos, overlay draw {args.seed}"
+        print_targets(f"issue #19 item 1, learned method, {where}", targets(scores, speed_ms))
     if args.sheet:
         sheet(engine, args.data, args.sheet)
 
