@@ -273,8 +273,8 @@ def main() -> None:
     if not args.no_quality:
         scores = quality(engine, args.data, args.ocr_guide, args.seed, args.photos)
     if scores is not None or speed_ms is not None:
-        where = f"{args.photos} photos, overlay draw {args.seed}"
-        print_targets(f"issue #19 item 1, learned method, {where}", targets(scores, speed_ms))
+        where = "" if scores is None else f", {args.photos} photos, overlay draw {args.seed}"
+        print_targets(f"issue #19 item 1, learned method{where}", targets(scores, speed_ms))
     if args.sheet:
         sheet(engine, args.data, args.sheet)
 
