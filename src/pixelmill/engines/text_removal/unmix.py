@@ -106,9 +106,10 @@ class Settings:
     and the whole watermark was left (134 of the 284 watermark pairs of the 22 draws came out
     as they went in). Over the 22 draws and 16 fresh ones: 24 pairs changed, all up (+0.38 to
     +11.4 dB), none newly below its input, mean 35.969 -> 36.033 and 35.356 -> 35.407 (model
-    card, "Coverage-weighted judgement"). Where opaque strokes were found (captions, logos), what is left of the
-    coverage is outlines and edges beside them, and the weighting let white fits through on
-    outlined captions (coffee, -1.5 and -2.9 dB on two fresh draws): not used there."""
+    card, "Coverage-weighted judgement"). Where opaque strokes were found (captions, logos),
+    what is left of the coverage is outlines and edges beside them, and the weighting let
+    white fits through on outlined captions (coffee, -1.5 and -2.9 dB on two fresh draws): not
+    used there."""
     region_explained: float = 0.0
     """A region that follows the image's fit must be explained at least this well by it."""
     fill_at: float = 0.8
