@@ -31,6 +31,10 @@ from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemoval
 
 Image = npt.NDArray[np.uint8]
 
+COVERAGE = Path(__file__).parent / "overlay_coverage"
+"""Fixtures: the shipped network's coverage of held-out tiled watermarks, and a generator
+overlay as observed."""
+
 
 def photo(name: str) -> Image:
     """A bundled scikit-image sample photo (offline) as a typed uint8 RGB array (a grey photo as
@@ -579,9 +583,6 @@ def test_lattice_is_found_on_a_tiled_overlay(angle: float) -> None:
     # and they span the lattice's cell (70 x 150 px)
     area = abs(found.v1[0] * found.v2[1] - found.v1[1] * found.v2[0])
     assert area == pytest.approx(70 * 150, rel=0.05)
-
-
-COVERAGE = Path(__file__).parent / "overlay_coverage"
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,8 @@ is linear in ``(a c, a)``: four unknowns, three equations per covered pixel, sol
 iteratively re-weighted least squares (Huber weights) for the whole image (``Settings.refit``:
 also per overlay region, covered pixels connected after a small dilation; off by default, it
 measured worse on the held-out pairs). If the fit explains too little of ``observed - b``
-(``Settings.min_explained``), nothing is unmixed: the image is left as it is. Where the photo
+(``Settings.min_explained``; where no opaque stroke was found, each pixel weighted by its
+coverage, ``Settings.judge_power``), nothing is unmixed: the image is left as it is. Where the photo
 under the overlay is flat, opacity and colour trade off and the fit slides towards opacity 1
 (above ``Settings.max_opacity``): then the network's opacity head gives the opacity and the
 colour is fitted for it (``Settings.head_explained``). Otherwise, exactly,
@@ -705,7 +706,9 @@ def _fit_and_place(
             out.notes.append(
                 f"the fit's opacity {float(ga[0]):.2f} is above {st.max_opacity}; the opacity "
                 f"head's {float(ha[0]):.2f}, with the colour fitted for it, explains "
-                f"{hj:.2f} of the overlay: used"
+                f"{float(he[0]):.2f} of the overlay"
+                + (f" ({hj:.2f} weighted by coverage)" if pw else "")
+                + ": used"
             )
             ga, gc, ge, gj = ha, hc, he, hj
     out.image_fit = (float(ga[0]), [float(v) for v in gc[0]], float(ge[0]))
