@@ -234,9 +234,10 @@ def main() -> None:
     blurred_cases = [c for c in per_case if c["kind"] != "sharp"]
     gains = [float(str(c["gain"])) for c in blurred_cases]
     print_table(rows, "unblur: mean PSNR (dB) against the sharp photo, validation set")
+    below = sum(g < 0 for g in gains)
     print(
         f"\nall blurred cases: {len(gains)}, mean gain {np.mean(gains):+.2f} dB, "
-        f"worst {np.min(gains):+.2f} dB, below input: {sum(g < 0 for g in gains)}"
+        f"worst {np.min(gains):+.2f} dB, below input: {below}"
     )
     print(f"speed on a {w}x{h} photo: new {new_ms:.0f} ms/MP, previous {old_ms:.0f} ms/MP")
     untouched = [c for c in per_case if c["kind"] == "sharp"]
@@ -246,7 +247,7 @@ def main() -> None:
             (
                 "never below the input",
                 min(gains) >= 0,
-                f"worst {min(gains):+.2f} dB, {sum(g < 0 for g in gains)} of {len(gains)} below",
+                f"worst {min(gains):+.2f} dB, {below} of {len(gains)} below",
             ),
             (">= +1 dB on average", float(np.mean(gains)) >= 1.0, f"{np.mean(gains):+.2f} dB"),
             (
