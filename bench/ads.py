@@ -28,7 +28,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.engines.test_product_photo import coffee_cup, handbag, sneaker, with_alpha
+from tests.engines.product_photo.test_product_photo import coffee_cup, handbag, sneaker, with_alpha
 from tests.images import encode, serve_bytes
 
 from _common import print_table, time_call

@@ -10,7 +10,7 @@ cut-out) and each further render. Model loading is excluded (a warm-up run first
 machine, read the CPU column: the wall column also measures the neighbours.
 
 It also prints the variety of :data:`SHEET_PROMPTS` (pairwise mean absolute difference of
-48×64 thumbnails, the measure ``tests/engines/test_avatar_guided.py`` asserts), and with
+48×64 thumbnails, the measure ``tests/engines/avatar/test_guided.py`` asserts), and with
 ``--sheet`` writes the contact sheet ``docs/avatars.jpg``: the 12 guided prompts, then reference
 avatars of ``skimage.data.astronaut()`` and matplotlib's bundled ``grace_hopper.jpg`` beside
 their input photos.

@@ -324,7 +324,7 @@ def contact_sheet(path: str) -> None:
 
 # --- Ghosts (issue 19 item 3): the trimap alpha against the matte before it ----------------
 
-REFERENCE = Path(__file__).resolve().parent.parent / "tests/engines/background_reference"
+REFERENCE = Path(__file__).resolve().parent.parent / "tests/engines/background/reference"
 SHARED_PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared/data/sr-train/CBSD68"
 ONE_MP = {
     "astronaut": (1000, 1000),

@@ -47,8 +47,8 @@ def photo(name: str) -> np.ndarray:
 
 
 def with_text(rgb: np.ndarray, text: str = "SALE 50% OFF") -> tuple[np.ndarray, np.ndarray]:
-    """Bold white text across the middle (as ``tests/engines/test_inpaint.py``), and its mask
-    grown by 1 px."""
+    """Bold white text across the middle (as ``tests/engines/text_removal/test_inpaint.py``),
+    and its mask grown by 1 px."""
     h, w = rgb.shape[:2]
     ink = np.zeros((h, w), np.uint8)
     cv2.putText(ink, text, (w // 20, h // 2), cv2.FONT_HERSHEY_SIMPLEX, w / 330, 255, 7, 16)

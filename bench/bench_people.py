@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.engines.test_product_photo import (
+from tests.engines.product_photo.test_product_photo import (
     MAGENTA,
     astronaut,
     bottle,

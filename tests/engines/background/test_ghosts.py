@@ -33,7 +33,7 @@ from pixelmill.engines.background.trimap import subject_decision
 from pixelmill.engines.base import EngineInputs
 from pixelmill.engines.runtime.segmentation import guided_radius, mask_to_alpha, salient_mask
 
-REFERENCE = Path(__file__).parent / "background_reference"
+REFERENCE = Path(__file__).parent / "reference"
 SIZES = {"coffee": (1225, 816), "chelsea": (1226, 816)}
 
 Alpha = npt.NDArray[np.float32]

@@ -1,7 +1,7 @@
 """The fast paths of background removal keep its output: the fast guided filter, the coarse
 masks made at the filter's solving size and the PNG encoder.
 
-``background_reference/*.png`` are the cut-outs' binary masks (alpha > 127) for four photos at
+``reference/*.png`` are the cut-outs' binary masks (alpha > 127) for four photos at
 ~1 MP; the engine must still agree with them (IoU >= 0.99). They were first made before these
 speed-ups (at 77e0f35, the parent of eabdd54: full-resolution guided filter and coarse masks)
 and made again when the trimap alpha came in (``background/trimap.py``: the cat's chest fur,
@@ -29,7 +29,7 @@ from pixelmill.engines.runtime import segmentation
 from pixelmill.engines.runtime.onnx import OnnxModel
 from pixelmill.imaging.encode import encode_image
 
-REFERENCE = Path(__file__).parent / "background_reference"
+REFERENCE = Path(__file__).parent / "reference"
 
 # (width, height): the photos scaled (bicubic) to about one megapixel, as the references were.
 SIZES = {

@@ -14,7 +14,7 @@ import pytest
 from pixelmill.engines.base import EngineError, EngineInputs, ImageArray
 from pixelmill.engines.product_photo import Figure, torso_polygon
 from pixelmill.engines.tryon import Dressed, ThinPlateSpline, TryOnEngine, TryOnParams, read_garment
-from tests.engines.test_product_photo import (
+from tests.engines.product_photo.test_product_photo import (
     MAGENTA,
     astronaut,
     bottle,
