@@ -2,11 +2,11 @@
 them into optical transfer functions for FFT deconvolution.
 
 Kernels are float64 arrays of odd side with unit sum. The same builders make the synthetic
-camera shake of the validation set (``bench/bench_deblur.py``, ``tests/engines/test_deblur.py``):
-a straight line (linear motion) and a random-walk trajectory with momentum (curved shake, after
-Boracchi & Foi, "Modeling the performance of image restoration from motion blur", 2012), both
-rasterised with sub-pixel splatting and centred on their centroid so that the blur does not
-also shift the picture.
+camera shake of the validation set (``bench/bench_deblur.py``,
+``tests/engines/deblur/test_deblur.py``): a straight line (linear motion) and a random-walk
+trajectory with momentum (curved shake, after Boracchi & Foi, "Modeling the performance of
+image restoration from motion blur", 2012), both rasterised with sub-pixel splatting and
+centred on their centroid so that the blur does not also shift the picture.
 """
 
 from __future__ import annotations
