@@ -29,7 +29,8 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.engines.product_photo.test_product_photo import coffee_cup, handbag, sneaker, with_alpha
-from tests.images import encode, serve_bytes
+from tests.support.images import encode
+from tests.support.servers import serve_bytes
 
 from _common import print_table, time_call
 from pixelmill.advertising.kinds import AdPackKind, ugc_video, video_available

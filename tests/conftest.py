@@ -3,11 +3,14 @@ database (its own schema per run), migrated by the real migrations.
 
 ``PIXELMILL_TEST_DATABASES`` (default ``sqlite,postgresql``) picks the backends. Under
 ``CI=true`` an unreachable PostgreSQL fails the run instead of skipping.
+
+The tests of the folders in ``JOB_SUITES`` run jobs: their ``settings`` are the fast job
+settings (``tests/support/settings.py``). A folder's own ``conftest.py`` holds only what
+differs there (tests/providers: routed apps; tests/web: a browser; tests/marketing: photos).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,14 +23,16 @@ from pixelmill.config import Settings
 from pixelmill.db.migrate import upgrade
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.support import client_for, postgres_schema
+from tests.support.servers import client_for
+from tests.support.services import BACKENDS, postgres_schema
+from tests.support.settings import job_settings, make_settings
 
-TEST_SECRET = "test-secret-" + "x" * 40
-BACKENDS = [
-    b.strip()
-    for b in os.environ.get("PIXELMILL_TEST_DATABASES", "sqlite,postgresql").split(",")
-    if b.strip()
-]
+pytest_plugins = ["tests.support.s3"]
+
+TESTS = Path(__file__).parent
+JOB_SUITES = frozenset(
+    {"advertising", "generation", "jobs", "library", "marketing", "queue", "storefront", "webhooks"}
+)
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -46,22 +51,12 @@ def database_url(
         yield url
 
 
-def make_settings(database_url: str, data_dir: Path, **overrides: object) -> Settings:
-    values: dict[str, object] = {
-        "env": "testing",
-        "secret_key": TEST_SECRET,
-        "database_url": database_url,
-        "data_dir": data_dir,
-        "allow_loopback_urls": True,
-        "free_credits": 10,
-    }
-    values.update(overrides)
-    return Settings(**values)  # type: ignore[arg-type]
-
-
 @pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    return make_settings(database_url, tmp_path / "data")
+def settings(database_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> Settings:
+    """The test settings; the fast job settings in the folders that run jobs."""
+    runs_jobs = any(TESTS / suite in request.path.parents for suite in JOB_SUITES)
+    build = job_settings if runs_jobs else make_settings
+    return build(database_url, tmp_path / "data")
 
 
 @pytest.fixture

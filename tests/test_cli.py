@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from pixelmill.cli import app
 from pixelmill.credits import ledger
 from pixelmill.resources import Resources
-from tests.conftest import TEST_SECRET
-from tests.support import unique_email
+from tests.support.accounts import unique_email
+from tests.support.settings import TEST_SECRET
 
 
 @pytest.fixture

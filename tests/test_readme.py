@@ -36,8 +36,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.images import photo_rgb, product_rgb
-from tests.support import IN_CI
+from tests.support.images import photo_rgb, product_rgb
+from tests.support.services import IN_CI
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

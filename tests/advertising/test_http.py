@@ -21,10 +21,11 @@ from pixelmill.advertising.kinds import video_available
 from pixelmill.engines.ads import PLATFORMS
 from pixelmill.resources import Resources
 from tests.advertising.products import bottle, mug
-from tests.api.app_surface.test_auth import login
-from tests.images import encode, serve_bytes
-from tests.jobs.helpers import held_reservations, ledger_consistent
-from tests.support import Account, balance_of, make_account, wait_until
+from tests.support.accounts import Account, login, make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.images import encode
+from tests.support.servers import serve_bytes
+from tests.support.waiting import wait_until
 
 
 def _jwt(client: TestClient, acct: Account) -> dict[str, str]:

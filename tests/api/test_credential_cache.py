@@ -19,9 +19,9 @@ from pixelmill.db.base import utcnow
 from pixelmill.db.models import ApiKey, User
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.api.app_surface.test_auth import login
-from tests.conftest import make_settings
-from tests.support import client_for, make_account
+from tests.support.accounts import login, make_account
+from tests.support.servers import client_for
+from tests.support.settings import make_settings
 
 TTL = 0.6
 

@@ -11,8 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.images import decode, png_bytes
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import decode, png_bytes
 
 
 def _result_size(client: TestClient, body: dict[str, Any]) -> tuple[int, int]:

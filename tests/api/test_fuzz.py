@@ -23,8 +23,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from pixelmill.app import OPENAPI_URL
-from tests.images import png_bytes
-from tests.support import live_server, make_account
+from tests.support.accounts import make_account
+from tests.support.images import png_bytes
+from tests.support.servers import live_server
 
 ST = Path(sys.executable).parent / "st"
 CHECKS = (

@@ -52,7 +52,7 @@ if __name__ == "__main__":  # pragma: no cover - the baseline's writer
     from pixelmill.db.migrate import upgrade
     from pixelmill.resources import build_resources
     from pixelmill.worker import wire
-    from tests.conftest import make_settings
+    from tests.support.settings import make_settings
 
     folder = Path(tempfile.mkdtemp())
     url = f"sqlite:///{folder}/openapi.db"

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
 from pixelmill.storage import UrlSigner
-from tests.support import make_account
+from tests.support.accounts import make_account
 
 
 def _assert_4xx_detail(r: httpx.Response, status: int) -> None:

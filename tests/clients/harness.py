@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import IN_CI
+from tests.support.services import IN_CI
 
 CLIENT_PY = Path(__file__).resolve().parents[2] / ".venv-clients" / "bin" / "python"
 

@@ -11,8 +11,9 @@ from PIL import Image
 
 from pixelmill.resources import Resources
 from tests.clients.harness import run_client
-from tests.images import encode, photo_rgb, png_bytes
-from tests.support import live_server, make_account
+from tests.support.accounts import make_account
+from tests.support.images import encode, photo_rgb, png_bytes
+from tests.support.servers import live_server
 
 SCRIPT = """
 import asyncio, json

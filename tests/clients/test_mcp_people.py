@@ -15,9 +15,12 @@ from pixelmill.app import create_app
 from pixelmill.resources import build_resources
 from pixelmill.worker import wire
 from tests.clients.harness import run_client
-from tests.images import encode
-from tests.jobs.helpers import job_settings
-from tests.support import balance_of, live_server, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import encode
+from tests.support.servers import live_server
+from tests.support.settings import job_settings
+from tests.support.waiting import wait_until
 
 SCRIPT = """
 import asyncio, json, re, time

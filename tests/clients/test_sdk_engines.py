@@ -8,8 +8,10 @@ from fastapi import FastAPI
 
 from pixelmill.resources import Resources
 from tests.clients.harness import run_client
-from tests.images import encode, photo_rgb
-from tests.support import balance_of, live_server, make_account
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import encode, photo_rgb
+from tests.support.servers import live_server
 
 
 def test_sdk_enhance_and_image_to_prompt(

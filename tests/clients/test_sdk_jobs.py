@@ -22,17 +22,13 @@ from pixelmill.app import create_app
 from pixelmill.config import Settings
 from pixelmill.resources import build_resources
 from pixelmill.worker import wire
-from tests.images import png_bytes
-from tests.jobs.helpers import job_settings
 from tests.queue.workers import celery_workers
-from tests.support import (
-    IN_CI,
-    REDIS_URL,
-    balance_of,
-    live_server,
-    make_account,
-    require_service,
-)
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import png_bytes
+from tests.support.servers import live_server
+from tests.support.services import IN_CI, REDIS_URL, require_service
+from tests.support.settings import job_settings
 
 CLIENT_PY = Path(__file__).resolve().parents[2] / ".venv-clients" / "bin" / "python"
 

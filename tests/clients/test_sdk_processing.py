@@ -12,8 +12,10 @@ from PIL import Image
 
 from pixelmill.resources import Resources
 from tests.clients.harness import run_client
-from tests.images import png_bytes, serve_bytes
-from tests.support import balance_of, live_server, make_account
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import png_bytes
+from tests.support.servers import live_server, serve_bytes
 
 
 def test_sdk_remove_background_and_upscale(

@@ -12,7 +12,7 @@ from pixelmill.credits import ledger
 from pixelmill.db.models import CreditReservation
 from pixelmill.errors import InsufficientCredits
 from pixelmill.resources import Resources
-from tests.support import make_account
+from tests.support.accounts import make_account
 
 
 def test_reserve_capture_release_arithmetic(resources: Resources) -> None:

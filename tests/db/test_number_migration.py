@@ -15,8 +15,8 @@ from pixelmill.db.migrate import upgrade
 from pixelmill.db.models import Avatar, Product
 from pixelmill.db.session import Database
 from pixelmill.library import service as library
-from tests.conftest import BACKENDS, TEST_SECRET
-from tests.support import postgres_schema
+from tests.support.services import BACKENDS, postgres_schema
+from tests.support.settings import TEST_SECRET
 
 
 @pytest.fixture(params=BACKENDS)

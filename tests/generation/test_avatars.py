@@ -14,8 +14,10 @@ from PIL import Image
 from skimage import data as skdata
 
 from pixelmill.resources import Resources
-from tests.jobs.helpers import get_json, held_reservations, ledger_consistent, upload_product
-from tests.support import Account, balance_of, make_account, wait_until
+from tests.support.accounts import Account, make_account
+from tests.support.api import get_json, upload_product
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.waiting import wait_until
 
 ASTRONAUT: np.ndarray = skdata.astronaut()  # type: ignore[no-untyped-call]
 

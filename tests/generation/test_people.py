@@ -15,9 +15,12 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pixelmill.resources import Resources
-from tests.images import encode, serve_bytes
-from tests.jobs.helpers import get_json, held_reservations, ledger_consistent, wait_terminal
-from tests.support import Account, balance_of, make_account, wait_until
+from tests.support.accounts import Account, make_account
+from tests.support.api import get_json, wait_terminal
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.images import encode
+from tests.support.servers import serve_bytes
+from tests.support.waiting import wait_until
 
 
 def _png_b64(pixels: np.ndarray) -> str:

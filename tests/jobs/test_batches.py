@@ -10,9 +10,11 @@ import numpy as np
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.images import encode
-from tests.jobs.helpers import b64_png, get_json, held_reservations, ledger_consistent, wait_batch
-from tests.support import balance_of, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, get_json, wait_batch
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.images import encode
+from tests.support.waiting import wait_until
 
 
 def test_batch_of_three_by_two_completes_with_six_results(

@@ -9,16 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.jobs.helpers import (
-    b64_png,
-    get_json,
-    held_reservations,
-    ledger_consistent,
-    upload_product,
-    wait_batch,
-    wait_terminal,
-)
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, get_json, upload_product, wait_batch, wait_terminal
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
 
 
 def test_concurrent_creates_and_cancels_keep_the_ledger_exact(

@@ -6,9 +6,11 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.images import png_bytes, serve_bytes
-from tests.jobs.helpers import upload_product, wait_terminal
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.api import upload_product, wait_terminal
+from tests.support.credits import balance_of
+from tests.support.images import png_bytes
+from tests.support.servers import serve_bytes
 
 
 def test_scenes_from_url_saves_product_and_runs(client: TestClient, resources: Resources) -> None:

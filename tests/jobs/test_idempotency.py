@@ -6,8 +6,9 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.jobs.helpers import b64_png, upload_product, wait_terminal
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, upload_product, wait_terminal
+from tests.support.credits import balance_of
 
 
 def test_same_key_same_body_replays_without_second_reservation(

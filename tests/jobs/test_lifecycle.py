@@ -25,13 +25,9 @@ from pixelmill.jobs.service import Claim, LostClaim
 from pixelmill.resources import Resources
 from pixelmill.worker import job_runner
 from pixelmill.worker import sweep as sweep_jobs
-from tests.jobs.helpers import (
-    held_reservations,
-    ledger_consistent,
-    upload_product,
-    wait_terminal,
-)
-from tests.support import Account, balance_of, make_account
+from tests.support.accounts import Account, make_account
+from tests.support.api import upload_product, wait_terminal
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
 
 
 def test_transition_table() -> None:

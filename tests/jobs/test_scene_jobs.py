@@ -10,14 +10,10 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pixelmill.resources import Resources
-from tests.jobs.helpers import (
-    b64_png,
-    held_reservations,
-    ledger_consistent,
-    upload_product,
-    wait_terminal,
-)
-from tests.support import balance_of, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, upload_product, wait_terminal
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.waiting import wait_until
 
 
 def test_scene_job_completes_with_results_and_charges_per_scene(
@@ -68,7 +64,7 @@ def test_job_with_no_product_in_image_fails_and_refunds(
 
     import numpy as np
 
-    from tests.images import encode
+    from tests.support.images import encode
 
     flat = base64.b64encode(encode(np.full((120, 160, 3), 128, np.uint8))).decode()
     r = client.post(

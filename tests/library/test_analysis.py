@@ -10,8 +10,10 @@ from fastapi.testclient import TestClient
 
 from pixelmill.config import Settings
 from pixelmill.resources import Resources
-from tests.jobs.helpers import get_json, job_settings, upload_product
-from tests.support import make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.api import get_json, upload_product
+from tests.support.settings import job_settings
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture

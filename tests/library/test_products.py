@@ -9,8 +9,9 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pixelmill.resources import Resources
-from tests.jobs.helpers import b64_png, upload_product, wait_terminal
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, upload_product, wait_terminal
+from tests.support.credits import balance_of
 
 
 def test_upload_derives_fields_and_is_free(client: TestClient, resources: Resources) -> None:

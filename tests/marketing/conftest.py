@@ -1,20 +1,15 @@
+"""The marketing tests' photos: a real portrait and a real product shot, served on loopback."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 from skimage import data
 
-from pixelmill.config import Settings
-from tests.images import encode, serve_bytes
-from tests.jobs.helpers import job_settings
-
-
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    return job_settings(database_url, tmp_path / "data")
+from tests.support.images import encode
+from tests.support.servers import serve_bytes
 
 
 def portrait() -> np.ndarray:

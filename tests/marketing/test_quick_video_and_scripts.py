@@ -6,10 +6,9 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.api.app_surface.test_auth import login
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.marketing.media import probe
-from tests.support import Account, balance_of, make_account
+from tests.support.accounts import Account, login, make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
 
 SHORT = "Fresh coffee, made right. Try it today."
 LONG = (

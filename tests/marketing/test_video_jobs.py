@@ -15,10 +15,11 @@ from fastapi.testclient import TestClient
 
 from pixelmill.engines.video.face import find_face
 from pixelmill.resources import Resources
-from tests.api.app_surface.test_auth import login
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.marketing.media import audio_pcm, envelope, grey_frames, probe
-from tests.support import Account, balance_of, live_server, make_account, wait_until
+from tests.support.accounts import Account, login, make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.servers import live_server
+from tests.support.waiting import wait_until
 
 SCRIPT = "Hello there. This is a short test of the talking video, made from one photo."
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 
 from tests.queue.workers import PIXELMILL, ROOT, kill
-from tests.support import wait_until
+from tests.support.waiting import wait_until
 
 
 def free_port() -> int:

@@ -42,14 +42,15 @@ from pixelmill.db.models import (
 from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, TERMINAL
 from pixelmill.operations.accounting import DEAD_RUN_ERROR, SYNC_PURPOSE_PREFIX
 from pixelmill.resources import Resources, build_resources
-from tests.conftest import BACKENDS
-from tests.images import encode, photo_rgb, png_bytes
-from tests.jobs.helpers import job_settings
 from tests.multinode.cluster import Cluster, Node, free_port
 from tests.queue.workers import PIXELMILL, worker_env
-from tests.s3_server import ACCESS_KEY, REGION, SECRET_KEY, new_bucket, read_object
-from tests.support import IN_CI, Account, make_account, postgres_schema, wait_until
-from tests.webhooks.receiver import verify, webhook_receiver
+from tests.support.accounts import Account, make_account
+from tests.support.images import encode, photo_rgb, png_bytes
+from tests.support.s3 import ACCESS_KEY, REGION, SECRET_KEY, new_bucket, read_object
+from tests.support.services import BACKENDS, IN_CI, postgres_schema
+from tests.support.settings import job_settings
+from tests.support.waiting import wait_until
+from tests.support.webhooks import verify, webhook_receiver
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 

@@ -30,10 +30,13 @@ from pixelmill.errors import InsufficientCredits
 from pixelmill.operations.accounting import DEAD_RUN_ERROR, Charge
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.conftest import make_settings
-from tests.images import png_bytes
 from tests.operations.slow_server import SlowConvert
-from tests.support import balance_of, client_for, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import png_bytes
+from tests.support.servers import client_for
+from tests.support.settings import make_settings
+from tests.support.waiting import wait_until
 
 TIMEOUT = 1.5  # seconds: PIXELMILL_SYNC_RESERVATION_TIMEOUT_SECONDS in these tests
 

@@ -28,11 +28,13 @@ from pixelmill.operations.admission import Admission, trim_memory
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.conftest import make_settings
-from tests.images import png_bytes
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.operations.slow_server import SlowConvert
-from tests.support import balance_of, live_server, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.images import png_bytes
+from tests.support.servers import live_server
+from tests.support.settings import make_settings
+from tests.support.waiting import wait_until
 
 BURST = 6
 CREDITS = 50

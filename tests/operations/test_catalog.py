@@ -10,8 +10,8 @@ from pixelmill.engines.scenes import ScenesParams
 from pixelmill.engines.upscale import UpscaleParams
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.resources import Resources
-from tests.images import png_bytes
-from tests.support import make_account
+from tests.support.accounts import make_account
+from tests.support.images import png_bytes
 
 
 def test_prices_come_from_the_price_list() -> None:

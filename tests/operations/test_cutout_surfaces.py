@@ -11,8 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.images import decode, encode, photo_rgb, png_bytes, serve_bytes
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import decode, encode, photo_rgb, png_bytes
+from tests.support.servers import serve_bytes
 
 
 def b64(data: bytes) -> str:

@@ -20,7 +20,7 @@ from pixelmill.operations.inputs import (
     ImageSource,
     InputReader,
 )
-from tests.images import encode, jpeg_bytes, png_bytes, product_rgb
+from tests.support.images import encode, jpeg_bytes, png_bytes, product_rgb
 
 MB = 1024 * 1024
 

@@ -15,8 +15,10 @@ from pydantic import BaseModel
 
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult
 from pixelmill.resources import Resources
-from tests.images import decode, encode, jpeg_bytes, png_bytes, product_rgb, serve_bytes
-from tests.support import balance_of, make_account
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of
+from tests.support.images import decode, encode, jpeg_bytes, png_bytes, product_rgb
+from tests.support.servers import serve_bytes
 
 
 def b64(data: bytes) -> str:

@@ -1,3 +1,5 @@
+"""The provider tests' app: built per test from settings with provider routes."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -6,15 +8,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
 
 from pixelmill.app import create_app
-from pixelmill.credits import ledger
-from pixelmill.db.models import CreditReservation
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.conftest import make_settings
-from tests.support import client_for
+from tests.support.servers import client_for
+from tests.support.settings import make_settings
 
 RoutedApp = Callable[..., AbstractContextManager[tuple[TestClient, Resources]]]
 
@@ -39,17 +38,3 @@ def routed_app(database_url: str, tmp_path: Path) -> RoutedApp:
             res.close()
 
     return build
-
-
-def consistent_balance(res: Resources, user_id: int) -> int:
-    """The balance, equal to the ledger's sum, with no reservation left held."""
-    with res.db.read() as session:
-        balance = ledger.balance(session, user_id)
-        assert balance == ledger.ledger_sum(session, user_id) >= 0
-        held = session.scalars(
-            select(CreditReservation.id).where(
-                CreditReservation.user_id == user_id, CreditReservation.status == "held"
-            )
-        ).all()
-        assert held == []
-    return balance

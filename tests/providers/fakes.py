@@ -24,7 +24,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from PIL import Image
 
-from tests.support import live_server
+from tests.support.servers import live_server
 
 OUTPUT_COLOUR = (200, 30, 160)
 """The provider's images are this flat magenta, so a test can tell them from any offline

@@ -25,10 +25,12 @@ from pixelmill.providers.engines import VisionAnalysis
 from pixelmill.providers.http import Cancelled, cancel_scope, cancelled_by, scoped_cancel
 from pixelmill.providers.openai import OpenAIProvider
 from pixelmill.resources import Resources
-from tests.providers.conftest import RoutedApp, consistent_balance
+from tests.providers.conftest import RoutedApp
 from tests.providers.fakes import Fake, output_png, serve
 from tests.storefront.helpers import COLOURS, JOBS, SHOP, png
-from tests.support import Account, make_account, wait_until
+from tests.support.accounts import Account, make_account
+from tests.support.credits import consistent_balance
+from tests.support.waiting import wait_until
 
 FAST = HttpPolicy(timeout=20.0, max_attempts=2, concurrency=2, backoff_base=0.01, backoff_max=0.05)
 

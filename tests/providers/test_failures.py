@@ -11,10 +11,11 @@ import io
 import pytest
 from PIL import Image
 
-from tests.images import encode, photo_rgb
-from tests.providers.conftest import RoutedApp, consistent_balance
+from tests.providers.conftest import RoutedApp
 from tests.providers.fakes import serve
-from tests.support import make_account
+from tests.support.accounts import make_account
+from tests.support.credits import consistent_balance
+from tests.support.images import encode, photo_rgb
 
 ROUTE = "openai:gpt-image-1"
 

@@ -26,9 +26,10 @@ from pixelmill.engines.background import (
 )
 from pixelmill.engines.background.models import RembgSaliency
 from pixelmill.engines.base import EngineInputs
-from tests.images import encode, product_rgb
-from tests.providers.conftest import RoutedApp, consistent_balance
-from tests.support import make_account
+from tests.providers.conftest import RoutedApp
+from tests.support.accounts import make_account
+from tests.support.credits import consistent_balance
+from tests.support.images import encode, product_rgb
 
 BUNDLED = files("rembg") / "u2netp.onnx"
 

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.providers.conftest import RoutedApp, consistent_balance
+from tests.providers.conftest import RoutedApp
 from tests.providers.fakes import PRODUCT_COPY, serve
 from tests.storefront.helpers import COLOURS, JOBS, SHOP, png, wait_job
-from tests.support import Account, make_account
+from tests.support.accounts import Account, make_account
+from tests.support.credits import consistent_balance
 
 ROUTE = "openai:gpt-4o-mini"
 KEY = "sk-test-product-text-0123456789"

@@ -15,12 +15,12 @@ import numpy as np
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from tests.api.app_surface.test_auth import login
 from tests.api.app_surface.test_tryon import shirt_png
-from tests.images import encode, photo_rgb
-from tests.providers.conftest import RoutedApp, consistent_balance
+from tests.providers.conftest import RoutedApp
 from tests.providers.fakes import OUTPUT_COLOUR, serve
-from tests.support import make_account
+from tests.support.accounts import login, make_account
+from tests.support.credits import consistent_balance
+from tests.support.images import encode, photo_rgb
 
 OPENAI_KEY = "sk-test-never-shown-0123456789"
 REPLICATE_TOKEN = "r8_test_never_shown_0123456789"
@@ -174,7 +174,7 @@ def test_replace_background_through_openai_keeps_the_subject_by_a_mask(
         ) as (client, res),
     ):
         acct = make_account(res, credits=5)
-        from tests.images import product_rgb
+        from tests.support.images import product_rgb
 
         r = client.post(
             "/api/v2/replace-background",
@@ -303,7 +303,7 @@ def test_tryon_through_replicate(routed_app: RoutedApp) -> None:
 
 def _tryon_job(client: TestClient, acct: Any, count: int) -> dict[str, Any]:
     from tests.generation.test_people import _png_b64, tshirt
-    from tests.jobs.helpers import wait_terminal
+    from tests.support.api import wait_terminal
 
     public = client.get("/api/v2/avatars/public", headers=acct.key_headers).json()[0]["id"]
     r = client.post(

@@ -23,11 +23,12 @@ from pixelmill.engines.video.encode import ffmpeg_exe
 from pixelmill.providers import parse_route
 from pixelmill.providers.video import mp4_info, parse_input_template
 from tests.advertising.test_http import _poll, shop
-from tests.images import encode, photo_rgb
 from tests.marketing.test_video_jobs import fetch, wait_video
-from tests.providers.conftest import RoutedApp, consistent_balance
+from tests.providers.conftest import RoutedApp
 from tests.providers.fakes import serve
-from tests.support import Account, make_account
+from tests.support.accounts import Account, make_account
+from tests.support.credits import consistent_balance
+from tests.support.images import encode, photo_rgb
 
 TOKEN = "r8_test_video_0123456789"
 ROUTE = "replicate:cjwbw/sadtalker:a519cc0cfebaaeade068b23899165a11ec76aaa1d2b313d40d214f204ec957a3"

@@ -18,26 +18,15 @@ from pixelmill.config import Settings
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import sweep as sweep_jobs
 from pixelmill.worker import wire
-from tests.jobs.helpers import (
-    b64_png,
-    get_json,
-    held_reservations,
-    job_settings,
-    ledger_consistent,
-    upload_product,
-    wait_batch,
-    wait_terminal,
-)
 from tests.queue.workers import celery_workers, kill, start_worker
-from tests.support import (
-    REDIS_URL,
-    balance_of,
-    client_for,
-    make_account,
-    require_service,
-    wait_until,
-)
-from tests.webhooks.receiver import verify, webhook_receiver
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, get_json, upload_product, wait_batch, wait_terminal
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.servers import client_for
+from tests.support.services import REDIS_URL, require_service
+from tests.support.settings import job_settings
+from tests.support.waiting import wait_until
+from tests.support.webhooks import verify, webhook_receiver
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pixelmill.db.models import User
 from pixelmill.queue import dispatch_after_commit
 from pixelmill.queue.inline import InlineQueue
 from pixelmill.resources import Resources
-from tests.support import wait_until
+from tests.support.waiting import wait_until
 
 
 def test_dispatch_waits_for_commit_and_drops_on_rollback(resources: Resources) -> None:

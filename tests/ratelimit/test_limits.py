@@ -7,7 +7,7 @@ import time
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.support import make_account
+from tests.support.accounts import make_account
 
 
 def test_headers_count_down_then_429(client: TestClient, resources: Resources) -> None:
@@ -80,7 +80,7 @@ def test_redis_storage_is_shared_between_limiters() -> None:
 
     from pixelmill.errors import RateLimited
     from pixelmill.ratelimit.limiter import RateLimiter
-    from tests.support import REDIS_URL, require_service
+    from tests.support.services import REDIS_URL, require_service
 
     require_service("Redis", "127.0.0.1", 6379)
     a = RateLimiter(REDIS_URL, 3000)

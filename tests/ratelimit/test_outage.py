@@ -23,9 +23,12 @@ from pixelmill.errors import RateLimited
 from pixelmill.ratelimit.limiter import RateLimiter
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.conftest import make_settings
-from tests.images import png_bytes
-from tests.support import IN_CI, client_for, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.images import png_bytes
+from tests.support.servers import client_for
+from tests.support.services import IN_CI
+from tests.support.settings import make_settings
+from tests.support.waiting import wait_until
 
 RETRY = 0.3  # PIXELMILL_RATELIMIT_RETRY_SECONDS in these tests
 UNREACHABLE = "rate-limit storage unreachable"

@@ -22,10 +22,11 @@ from pixelmill.storage import LocalStorage, ObjectStorage
 from pixelmill.storage.factory import build_storage
 from pixelmill.storage.s3 import S3Storage, StorageUnavailable, make_client
 from pixelmill.worker import wire
-from tests.conftest import make_settings
-from tests.images import png_bytes
-from tests.storage.conftest import REGION, list_names
-from tests.support import client_for, make_account
+from tests.support.accounts import make_account
+from tests.support.images import png_bytes
+from tests.support.s3 import REGION, list_names
+from tests.support.servers import client_for
+from tests.support.settings import make_settings
 
 PNG = png_bytes(24, 16)
 

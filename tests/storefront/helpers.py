@@ -13,8 +13,9 @@ import cv2
 import httpx
 import numpy as np
 
-from tests.images import encode
-from tests.support import Account, wait_until
+from tests.support.accounts import Account
+from tests.support.images import encode
+from tests.support.waiting import wait_until
 
 SHOP = "demo.myshopify.com"
 JOBS = "/api/v2/shopify/enrichment-jobs"

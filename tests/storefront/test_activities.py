@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
 from tests.storefront.helpers import ACTIVITIES, SHOP
-from tests.support import Account, make_account
+from tests.support.accounts import Account, make_account
 
 OTHER_SHOP = "other-shop.myshopify.com"
 

@@ -15,9 +15,10 @@ from sqlalchemy import func, select
 from pixelmill.db.models import EnrichmentJob, Job, JobResult, StorefrontActivity
 from pixelmill.resources import Resources
 from pixelmill.storage.local import LocalStorage
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.storefront.helpers import COLOURS, JOBS, SHOP, image_server, png
-from tests.support import balance_of, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.waiting import wait_until
 
 
 def _result_files(resources: Resources) -> list[Path]:

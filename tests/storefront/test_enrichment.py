@@ -17,10 +17,12 @@ from sqlalchemy import select
 
 from pixelmill.db.models import Job, JobResult
 from pixelmill.resources import Resources
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.storefront.helpers import ACTIVITIES, COLOURS, JOBS, SHOP, image_server, png, wait_job
-from tests.support import balance_of, live_server, make_account, wait_until
-from tests.webhooks.receiver import webhook_receiver
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.servers import live_server
+from tests.support.waiting import wait_until
+from tests.support.webhooks import webhook_receiver
 
 
 def test_five_products_are_enriched_charged_logged_and_deleted(

@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 
 from pixelmill.db.models import StorefrontActivity
 from pixelmill.resources import Resources
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.storefront.helpers import JOBS, SHOP, wait_job
-from tests.support import Account, balance_of, make_account
+from tests.support.accounts import Account, make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
 
 
 def _app_job(client: TestClient, acct: Account, n: int = 4) -> dict[str, Any]:

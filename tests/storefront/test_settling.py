@@ -15,9 +15,10 @@ from fastapi.testclient import TestClient
 from pixelmill.jobs import service as jobs
 from pixelmill.resources import Resources
 from pixelmill.storefront import service as storefront
-from tests.jobs.helpers import held_reservations, ledger_consistent
 from tests.storefront.helpers import ACTIVITIES, COLOURS, JOBS, SHOP, image_server, png
-from tests.support import balance_of, make_account, wait_until
+from tests.support.accounts import make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.waiting import wait_until
 
 
 def test_an_ended_run_reads_as_processing_until_it_is_settled(

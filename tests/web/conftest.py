@@ -20,8 +20,9 @@ import pytest
 from pixelmill.app import create_app
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
-from tests.jobs.helpers import job_settings
-from tests.support import IN_CI, live_server
+from tests.support.servers import live_server
+from tests.support.services import IN_CI
+from tests.support.settings import job_settings
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright

@@ -14,11 +14,13 @@ import httpx
 import pytest
 
 from tests.generation.test_people import tshirt
-from tests.images import encode, png_bytes
-from tests.jobs.helpers import b64_png
-from tests.support import IN_CI, balance_of, wait_until
+from tests.support.api import b64_png
+from tests.support.credits import balance_of
+from tests.support.images import encode, png_bytes
+from tests.support.services import IN_CI
+from tests.support.waiting import wait_until
+from tests.support.webhooks import webhook_receiver
 from tests.web.conftest import Live, Tab
-from tests.webhooks.receiver import webhook_receiver
 
 try:
     from playwright.sync_api import Page, expect

@@ -11,9 +11,10 @@ from sqlalchemy import select
 
 from pixelmill.db.models import WebhookAttempt, WebhookDelivery
 from pixelmill.resources import Resources
-from tests.jobs.helpers import b64_png, upload_product, wait_batch, wait_terminal
-from tests.support import make_account, wait_until
-from tests.webhooks.receiver import verify, webhook_receiver
+from tests.support.accounts import make_account
+from tests.support.api import b64_png, upload_product, wait_batch, wait_terminal
+from tests.support.waiting import wait_until
+from tests.support.webhooks import verify, webhook_receiver
 
 
 def test_register_list_delete_and_scoping(client: TestClient, resources: Resources) -> None:
@@ -168,7 +169,7 @@ def test_job_webhook_url_overrides_registered_and_reports_results(
 def test_job_failed_event_carries_the_error(client: TestClient, resources: Resources) -> None:
     import numpy as np
 
-    from tests.images import encode
+    from tests.support.images import encode
 
     acct = make_account(resources, credits=10)
     flat = base64.b64encode(encode(np.full((120, 160, 3), 90, np.uint8))).decode()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.support import Account, make_account
+from tests.support.accounts import Account, make_account
 
 from pixelmill.resources import Resources
 

@@ -17,8 +17,8 @@ if str(ROOT) not in sys.path:  # the server suite's helpers (tests.support, test
     sys.path.insert(0, str(ROOT))
 
 from tests.conftest import database_url  # noqa: E402, F401  (the fixture, per backend)
-from tests.jobs.helpers import job_settings  # noqa: E402
-from tests.support import live_server  # noqa: E402
+from tests.support.servers import live_server  # noqa: E402
+from tests.support.settings import job_settings  # noqa: E402
 
 from client_harness import Live  # noqa: E402
 from pixelmill.app import create_app  # noqa: E402

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from tests.images import decode, jpeg_bytes, png_bytes, serve_bytes
-from tests.support import balance_of
+from tests.support.credits import balance_of
+from tests.support.images import decode, jpeg_bytes, png_bytes
+from tests.support.servers import serve_bytes
 
 from client_harness import Live
 from pixelmill_client import (

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from tests.images import jpeg_bytes, png_bytes
-from tests.support import balance_of
+from tests.support.credits import balance_of
+from tests.support.images import jpeg_bytes, png_bytes
 
 from client_harness import Live
 from pixelmill_client.cli import main

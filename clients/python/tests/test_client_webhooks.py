@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.images import png_bytes
-from tests.support import wait_until
-from tests.webhooks.receiver import Received, webhook_receiver
+from tests.support.images import png_bytes
+from tests.support.waiting import wait_until
+from tests.support.webhooks import Received, webhook_receiver
 
 from client_harness import Live
 from pixelmill_client import Client, WebhookVerificationError, WebhookVerifier

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
-from tests.support import make_account, unique_email
+from tests.support.accounts import login, make_account, unique_email
 
 
 def register(client: TestClient, email: str, password: str = "secret-pw") -> dict[str, object]:
@@ -13,14 +13,6 @@ def register(client: TestClient, email: str, password: str = "secret-pw") -> dic
     assert r.status_code == 200, r.text
     body: dict[str, object] = r.json()
     return body
-
-
-def login(client: TestClient, email: str, password: str = "secret-pw") -> str:
-    r = client.post("/api/auth/login", data={"username": email, "password": password})
-    assert r.status_code == 200, r.text
-    assert r.json()["token_type"] == "bearer"
-    token: str = r.json()["access_token"]
-    return token
 
 
 def test_register_gives_key_and_free_credits(client: TestClient) -> None:

@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 from skimage import data as skdata
 
 from pixelmill.resources import Resources
-from tests.api.app_surface.test_auth import login
-from tests.images import encode
-from tests.support import balance_of, make_account
+from tests.support.accounts import login, make_account
+from tests.support.credits import balance_of
+from tests.support.images import encode
 
 ASTRONAUT: np.ndarray = skdata.astronaut()  # type: ignore[no-untyped-call]
 

@@ -13,9 +13,9 @@ from PIL import Image
 
 from pixelmill.credits import ledger
 from pixelmill.resources import Resources
-from tests.api.app_surface.test_auth import login
-from tests.images import encode
-from tests.support import balance_of, make_account
+from tests.support.accounts import login, make_account
+from tests.support.credits import balance_of
+from tests.support.images import encode
 
 
 def _mug() -> bytes:

@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 
 from pixelmill.credits import ledger
 from pixelmill.resources import Resources
-from tests.support import make_account
+from tests.support.accounts import make_account
 
 
 def test_balance_counts_purchases_only_as_purchased(

@@ -14,10 +14,10 @@ from skimage import data as skdata
 from pixelmill.credits import ledger
 from pixelmill.generation import studio
 from pixelmill.resources import Resources
-from tests.api.app_surface.test_auth import login
-from tests.images import encode, serve_bytes
-from tests.jobs.helpers import held_reservations, ledger_consistent
-from tests.support import balance_of, make_account
+from tests.support.accounts import login, make_account
+from tests.support.credits import balance_of, held_reservations, ledger_consistent
+from tests.support.images import encode
+from tests.support.servers import serve_bytes
 
 ASTRONAUT: np.ndarray = skdata.astronaut()  # type: ignore[no-untyped-call]
 

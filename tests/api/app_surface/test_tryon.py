@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pixelmill.resources import Resources
-from tests.api.app_surface.test_auth import login
-from tests.images import encode
-from tests.support import Account, balance_of, make_account
+from tests.support.accounts import Account, login, make_account
+from tests.support.credits import balance_of
+from tests.support.images import encode
 
 
 def shirt_png() -> bytes:

@@ -28,7 +28,7 @@ from pixelmill.engines.background.canvas import bounding_box, cover
 from pixelmill.engines.background.engine import salient_cutout
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine, ReplaceBackgroundParams
-from tests.images import product_rgb
+from tests.support.images import product_rgb
 
 Pixels = npt.NDArray[np.uint8]
 ENGINE = BackgroundRemovalEngine()

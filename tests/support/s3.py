@@ -1,6 +1,6 @@
 """A real S3 protocol server for the tests: moto in server mode on loopback (its HTTP API is
-S3's), with throwaway credentials in the standard AWS variables. Shared by tests/storage and
-tests/multinode (their conftests import the fixtures)."""
+S3's), with throwaway credentials in the standard AWS variables. The root ``conftest.py``
+registers its fixtures (``s3_endpoint``, ``s3_bucket``) for tests/storage and tests/multinode."""
 
 from __future__ import annotations
 

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import io
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 from PIL import Image
@@ -48,32 +44,3 @@ def decode(data: bytes) -> Image.Image:
     im = Image.open(io.BytesIO(data))
     im.load()
     return im
-
-
-@contextmanager
-def serve_bytes(routes: dict[str, tuple[int, str, bytes]]) -> Iterator[str]:
-    """A real HTTP server on 127.0.0.1 serving fixed responses; yields its base URL."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            status, ctype, body = routes.get(self.path, (404, "text/plain", b"nope"))
-            self.send_response(status)
-            if status in (301, 302, 307):
-                self.send_header("Location", body.decode())
-                body = b""
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()

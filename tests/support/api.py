@@ -1,37 +1,16 @@
-"""Helpers for the asynchronous-work tests: fast settings, uploads and polling through the
-real HTTP surface (no shortcuts into the services)."""
+"""Calls through the real HTTP surface (no shortcuts into the services): uploads, reads, and
+polling a job or a batch until it ends."""
 
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
 
-from pixelmill.config import Settings
-from pixelmill.credits import ledger
-from pixelmill.db.models import CreditReservation
-from pixelmill.resources import Resources
-from tests.conftest import make_settings
-from tests.images import png_bytes
-from tests.support import Account, wait_until
-
-FAST = {
-    "scene_size": 256,
-    "webhook_retry_base_seconds": 0.2,
-    "webhook_max_attempts": 4,
-    "webhook_timeout_seconds": 5,
-    "job_workers": 2,
-    "sweep_interval_seconds": 3600,
-    # Seconds of CPU per upload; tests/library/test_analysis.py turns it on.
-    "analyze_products": False,
-}
-
-
-def job_settings(database_url: str, data_dir: Path, **overrides: object) -> Settings:
-    return make_settings(database_url, data_dir, **{**FAST, **overrides})
+from tests.support.accounts import Account
+from tests.support.images import png_bytes
+from tests.support.waiting import wait_until
 
 
 def b64_png(w: int = 160, h: int = 120) -> str:
@@ -76,20 +55,3 @@ def wait_batch(
 
     result: dict[str, Any] = wait_until(done, timeout=timeout, interval=0.1)
     return result
-
-
-def ledger_consistent(resources: Resources, user_id: int) -> bool:
-    with resources.db.read() as session:
-        return ledger.balance(session, user_id) == ledger.ledger_sum(session, user_id)
-
-
-def held_reservations(resources: Resources, user_id: int) -> int:
-    with resources.db.read() as session:
-        return int(
-            session.scalar(
-                select(func.count())
-                .select_from(CreditReservation)
-                .where(CreditReservation.user_id == user_id, CreditReservation.status == "held")
-            )
-            or 0
-        )
