@@ -4,7 +4,6 @@ result, release the rest, fresh signed URLs; another account's job is a 404."""
 from __future__ import annotations
 
 import io
-import time
 
 from fastapi.testclient import TestClient
 from PIL import Image
@@ -13,7 +12,7 @@ from pixelmill.resources import Resources
 from tests.support.accounts import make_account
 from tests.support.api import b64_png, upload_product, wait_terminal
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
-from tests.support.waiting import wait_until
+from tests.support.waiting import drain_jobs, wait_until
 
 
 def test_scene_job_completes_with_results_and_charges_per_scene(
@@ -169,8 +168,8 @@ def test_cancel_a_job_releases_its_unused_credits(client: TestClient, resources:
     assert c.json()["status"] == "failed" and c.json()["error"] == "cancelled"
 
     # A running scene may still be finishing; once nothing runs, the job is as the cancel left it.
-    wait_until(lambda: held_reservations(resources, acct.id) == 0, timeout=60)
-    time.sleep(0.5)
+    drain_jobs(resources)
+    assert held_reservations(resources, acct.id) == 0
     job = client.get(f"/api/v2/jobs/{job_id}", headers=acct.key_headers).json()
     assert job["status"] == "failed" and job["error"] == "cancelled"
     assert job["credits_used"] == len(job["results"]) < 12

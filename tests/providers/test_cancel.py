@@ -30,7 +30,7 @@ from tests.providers.fakes import Fake, output_png, serve
 from tests.storefront.helpers import COLOURS, JOBS, SHOP, png
 from tests.support.accounts import Account, make_account
 from tests.support.credits import consistent_balance
-from tests.support.waiting import wait_until
+from tests.support.waiting import drain_jobs, wait_until
 
 FAST = HttpPolicy(timeout=20.0, max_attempts=2, concurrency=2, backoff_base=0.01, backoff_max=0.05)
 
@@ -171,9 +171,9 @@ def test_cancelling_a_job_cancels_its_replicate_prediction(routed_app: RoutedApp
         body = _ended_cancelled(client, acct, number)
         (product,) = body["results"]
         assert product["images"] == []  # no offline fallback ran for the cancelled call
-        time.sleep(1.5)  # the run has stopped: nothing more reaches the provider
+        drain_jobs(res)  # the run has stopped: nothing more reaches the provider
         seen = len(fake.seen)
-        time.sleep(1.0)
+        time.sleep(1.0)  # one Replicate poll interval: a poller left running would ask again
         assert len(fake.seen) == seen
         assert consistent_balance(res, acct.id) == 5
     print(f"cancel -> POST /v1/predictions/p1/cancel: {latency:.2f} s")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import threading
-import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -18,7 +17,7 @@ from pixelmill.storage.local import LocalStorage
 from tests.storefront.helpers import COLOURS, JOBS, SHOP, image_server, png
 from tests.support.accounts import make_account
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
-from tests.support.waiting import wait_until
+from tests.support.waiting import drain_jobs, wait_until
 
 
 def _result_files(resources: Resources) -> list[Path]:
@@ -78,8 +77,8 @@ def test_delete_mid_run_cancels_releases_and_removes(
 
         # Let the run in flight fetch its slow image and try to record it: it lost its claim.
         gate.set()
-        time.sleep(3)
-    wait_until(lambda: not _result_files(resources), timeout=20)
+        drain_jobs(resources)
+    assert not _result_files(resources)
     assert balance_of(resources, acct.id) == 28 and ledger_consistent(resources, acct.id)
     with resources.db.read() as session:
         assert session.get(Job, job_id) is None

@@ -7,7 +7,6 @@ null (a CI failure of the live enrichment test)."""
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -18,7 +17,7 @@ from pixelmill.storefront import service as storefront
 from tests.storefront.helpers import ACTIVITIES, COLOURS, JOBS, SHOP, image_server, png
 from tests.support.accounts import make_account
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
-from tests.support.waiting import wait_until
+from tests.support.waiting import drain_jobs, wait_until
 
 
 def test_an_ended_run_reads_as_processing_until_it_is_settled(
@@ -75,7 +74,7 @@ def test_an_ended_run_reads_as_processing_until_it_is_settled(
 
         # The run still in flight fetches its image, finds it lost its claim and writes nothing.
         gate.set()
-        time.sleep(3)
+        drain_jobs(resources)
     after = client.get(url, headers=acct.key_headers).json()
     assert after["status"] == "failed" and after["activity_id"] == body["activity_id"]
     assert after["products_completed"] == 0 and after["credits_used"] == 0
