@@ -52,6 +52,9 @@ U8 = npt.NDArray[np.uint8]
 
 @dataclass(frozen=True)
 class Settings:
+    """The fit's settings; how each tuned one was chosen (before and after, with the figures)
+    is in the model card, ``models/MODEL_CARD.md``, "The fit's settings, one by one"."""
+
     low: float = 0.2
     """Coverage from which a pixel may belong to an overlay ..."""
     high: float = 0.5
@@ -61,13 +64,10 @@ class Settings:
     fit_core: float = 0.75
     """The image's opacity and colour are fitted on the pixels with at least this coverage
     (where more than ``min_fit_pixels`` have it); how much the fit explains is still judged
-    on all the ``fit_min`` pixels (0: fitted on those too, until 2026-11-26). Where the network
-    under-covers a watermark's glyphs on bright ground (coverage 0.3-0.7 inside letters it
-    covers fully elsewhere), those pixels pulled the opacity up (a dark 0.39 watermark fitted
-    at 0.67) and the confidently covered letters came out as bright ghosts. Raising
-    ``fit_min`` instead lets false detections on texture pass ``min_explained`` (coffee's
-    crema: explained 0.23 -> 0.63). Over the 22 draws: mean 35.29 -> 35.33 dB, pairs below
-    their input 12 -> 9 (0.6: 35.31 / 10; 0.9: 35.34 / 11)."""
+    on all the ``fit_min`` pixels (0: fitted on those too). Where the network under-covers a
+    watermark's glyphs, those weakly covered pixels pull the opacity up and the confidently
+    covered letters come out as bright ghosts; raising ``fit_min`` instead would let false
+    detections on texture pass ``min_explained``."""
     min_fit_pixels: int = 20
     """A fit is made from more than this many pixels: with fewer at ``fit_core`` the image's fit
     takes every ``fit_min`` pixel, with fewer at ``fit_min`` every pixel of the support, and the
@@ -79,38 +79,26 @@ class Settings:
     """Where the image's fit finds an opaque overlay (opacity above ``max_opacity``) that explains
     at least this share of the coverage, the covered pixels (coverage >= ``sibling_k``, in the
     support's regions, grouped as for the fits) that hold a stroke filled from the opacity head
-    are filled too (> 1: never; until 2026-11-27 they were left): thin letters the head misses
-    beside the ones it fills (CBSD68 106024, draw 7: "PHOTO orbit.io" with only "H" and "b"
-    filled, 29.60 -> 40.06 dB). Over the 22 draws 5 pairs up (+4.7 to +17.1 dB), none down,
-    mean 35.903 -> 35.968. A thin margin: false detections on coins fit opaque overlays
-    explaining 0.81-0.86 (0.85: 8 pairs changed, the 2 on coins down by 0.55 and 1.54 dB; 0.8:
-    11 of 22 down, all coins, one caption below its input), the pairs it helps 0.88-0.95."""
+    are filled too (> 1: never): thin letters the head misses beside the ones it fills. A thin
+    margin: false detections on coins fit opaque overlays that explain almost as much."""
     sibling_k: float = 0.3
     head_explained: float = 0.75
     """Where the image's fit lands above ``max_opacity``, the opacity is taken from the network's
     opacity head instead (its median over the ``fit_core`` pixels), the colour fitted for it,
-    and that is used if it explains at least this share (> 1: never; until 2026-11-27 such fits
-    were refused). A fit's opacity and colour cannot be told apart where the photo under the
-    overlay is flat, and the free fit lands near 1 (grey and textured photos: brick, the moon,
-    a clock face, retina); the head sees the opacity from the glyphs' surroundings. Over the 22
-    draws: 23 pairs changed, all up (+0.02 to +10.2 dB), mean 35.780 -> 35.903. False
-    detections explain up to 0.70 this way (coins, a photo without an overlay: 0.603; a brick
-    watermark -3.1 dB at 0.700): 0.5 / 0.6 / 0.7 put 31 / 24 / 8 pairs below their input
-    (8 as before), 0.72 35.920, 0.8 35.878."""
+    and that is used if it explains at least this share (> 1: never). A fit's opacity and
+    colour cannot be told apart where the photo under the overlay is flat, and the free fit
+    lands near 1 (grey and textured photos); the head sees the opacity from the glyphs'
+    surroundings. False detections explain up to about 0.7 this way."""
     judge_power: float = 1.0
     """Where no opaque stroke was found (a watermark, not a caption), the share of the overlay
     the image's fit explains, as the gates judge it (against ``min_explained`` and
     ``head_explained``; the share reported and compared in the lattice check stays
-    unweighted), weights each covered pixel by its coverage to this power (0: every
-    pixel alike, until 2026-11-27). The network covers a faint watermark's glyphs fully but
-    also photo edges at low coverage; those edges, unexplained, had pulled the share under 0.5
-    and the whole watermark was left (134 of the 284 watermark pairs of the 22 draws came out
-    as they went in). Over the 22 draws and 16 fresh ones: 24 pairs changed, all up (+0.38 to
-    +11.4 dB), none newly below its input, mean 35.969 -> 36.033 and 35.356 -> 35.407 (model
-    card, "Coverage-weighted judgement"). Where opaque strokes were found (captions, logos),
-    what is left of the coverage is outlines and edges beside them, and the weighting let
-    white fits through on outlined captions (coffee, -1.5 and -2.9 dB on two fresh draws): not
-    used there."""
+    unweighted), weights each covered pixel by its coverage to this power (0: every pixel
+    alike). The network covers a faint watermark's glyphs fully but also photo edges at low
+    coverage; those edges, unexplained, would pull the share under ``min_explained`` and the
+    whole watermark would be left. Where opaque strokes were found (captions, logos), what is
+    left of the coverage is outlines and edges beside them, and the weighting would let
+    white fits through on outlined captions: not used there."""
     region_explained: float = 0.0
     """A region that follows the image's fit must be explained at least this well by it."""
     fill_at: float = 0.8
@@ -139,40 +127,30 @@ class Settings:
     max_opacity: float = 0.7
     """The image's fit is used only up to this opacity: a fitted opacity near 1 means an opaque
     overlay, left to the opacity head (unmixing it would amplify every error 1 / (1 - a k)).
-    Semi-transparent watermarks fit at 0.2-0.67 on the held-out pairs; false detections on
-    bright photo content (grey photos, coins, brick, a clock face) at 0.66-0.89: 0.9 (the
-    setting until 2026-11) left those to be unmixed, blackening coins on a photo with no
-    overlay at all."""
+    Semi-transparent watermarks fit below it; false detections on bright photo content (grey
+    photos, coins, brick, a clock face) mostly above."""
     max_cover: float = 0.2
     """The image's fit is used only if the coverage's support is at most this share of the
     image, unless the coverage repeats on a lattice (a tiled watermark): one caption,
-    watermark or logo covers a few per cent (at most 0.18 on the held-out pairs), false
-    detections on texture (grass, a stained tissue section) 0.2-0.4."""
+    watermark or logo covers a few per cent, false detections on texture (grass, a stained
+    tissue section) more."""
     min_confident: float = 0.3
     """The image's fit is used only if at least this share of the coverage's support reaches
     ``high``, unless the coverage repeats on a lattice: the network covers glyphs with
-    confidence, while its false detections on photo content are diffuse. Fits that made pairs
-    worse had 0.17-0.29 of their support confident (an Urban100 facade's logo -5.5 dB, brick
-    -3.2, a tissue section -1.4), fits that helped 0.28-0.91 (one logo at 0.28, +2.5 dB, is
-    lost); over 11 draws of held-out and scikit-image pairs, 33 -> 30 pairs below their input,
-    no draw's mean down by more than 0.07 dB (2026-11-24)."""
+    confidence, while its false detections on photo content are diffuse."""
     halo: int = 1
     """Pixels of the coverage's support within this many pixels of the opaque strokes filled from
     the opacity head, and left unchanged by the fits, are filled too: a caption's anti-aliased
     edge, outline and drop shadow, which the opacity head does not claim and a gated fit leaves
-    as ghost text (0: off, until 2026-11-27; 2 fills photo beside the letters: 35.67 dB over the
-    22 draws against 1's 35.74, 12 pairs below their input)."""
+    as ghost text (0: off; wider halos fill photo beside the letters)."""
     halo_alpha: float = 0.75
     """... around the filled regions where the opacity head averages at least this (0: all):
-    real opaque strokes average 0.8-0.94, the semi-transparent logos the head takes for opaque
-    (Urban100 img_075, img_045, gravel: true opacity 0.5-0.76) 0.64-0.72, and a halo there
-    widens a fill that already costs more than the logo it removes (img_075, draw 13: -2.02 ->
-    -4.45 dB)."""
+    real opaque strokes average more, the semi-transparent logos the head takes for opaque
+    less, and a halo there widens a fill that already costs more than the logo it removes."""
     halo_dev: float = 0.06
     """... and only those that differ from the photo estimated around the overlay (``background``)
     by more than this (0..1, largest channel): outline and shadow pixels do, the photo's own
-    pixels beside a glyph mostly do not. Over the 22 draws (with ``halo_alpha``): 0.03 35.775 dB,
-    0.06 35.780, 0.1 35.760 (no halo: 35.336)."""
+    pixels beside a glyph mostly do not."""
     group: int = 6
     """Covered pixels closer than about this many pixels form one region."""
     region_min: int = 300
@@ -191,30 +169,24 @@ class Settings:
     lattice: bool = True
     """Periodic consensus for tiled watermarks (``lattice.py``, ``periodic_coverage()``)."""
     lattice_score: float = 0.125
-    """The lattice's weakest basic autocorrelation peak must reach this (``lattice.find``; 0.12
-    until 2026-11-27). Over the 22 draws, the lattices found on watermarks that scored 0.112 to
-    0.121 changed nothing or made the pair worse (CBSD68 241048, draw 14: 0.121, pooled fit at
-    opacity 0.65 for a 0.21 watermark, -2.86 dB under its input; with no lattice it is left as
-    it is), the weakest that helped scored 0.130 (+12.9 dB) and 0.137 (+10.3); captions' false
-    lattices scored up to 0.117. Nothing else changed."""
+    """The lattice's weakest basic autocorrelation peak must reach this (``lattice.find``):
+    weaker lattices found on watermarks changed nothing or made the pair worse, and captions'
+    false lattices score below it."""
     lattice_highpass: float = 3.0
     """Gaussian sigma (px at half resolution) of the high-pass before the autocorrelation."""
     lattice_tolerance: int = 1
     """Each combination of the basis is read as the best value within this many pixels (at half
-    resolution) of its rounded lag (``lattice.find``; 0: the rounded lag alone, the setting
-    until 2026-11-26)."""
+    resolution) of its rounded lag (``lattice.find``; 0: the rounded lag alone)."""
     lattice_far_overlap: float = 0.5
     """Doubled basis vectors are checked only at lags where the image overlaps itself by this
-    share (``lattice.find``; 0: always, until 2026-11-26). Both let tiles a third of the image
-    wide through: held-out draw 14 watermarks 30.24 -> 30.84 dB; 3 of 22 draws up, none down."""
+    share (``lattice.find``; 0: always). With ``lattice_tolerance`` it lets tiles a third of
+    the image wide through."""
     lattice_candidates: int = 3
     """The shortest strong autocorrelation peaks tried as each basis vector, in order, until a
-    basis passes (``lattice.find``; 1: the shortest alone, until 2026-11-26)."""
+    basis passes (``lattice.find``; 1: the shortest alone)."""
     lattice_alt_score: float = 0.15
-    """... where a basis other than the shortest must reach this. Set on the 22 draws of
-    2026-11-26, where the other bases that passed scored 0.132 (a false lattice on a caption,
-    which it refuses), 0.145, 0.156 and 0.229 (tiled watermarks), and on the tests' astronaut
-    (0.247) and coffee (0.396)."""
+    """... where a basis other than the shortest must reach this: above the false lattices
+    found on captions, below those of tiled watermarks."""
     lattice_reach: int = 2
     """Translates ``n v1 + m v2`` with ``|n|, |m| <=`` this are pooled."""
     lattice_support: float = 0.5
