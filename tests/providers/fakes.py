@@ -107,7 +107,8 @@ async def failure(fake: Fake, key: str) -> Response | None:
     if fake.mode == "500":
         return JSONResponse({"error": {"message": "internal failure"}}, status_code=500)
     if fake.mode == "slow":
-        await asyncio.sleep(3.0)
+        # Past the routed apps' 1 s deadline (conftest.py); the server's shutdown waits for it.
+        await asyncio.sleep(1.5)
     if fake.mode == "429" and fake.bump(f"429:{key}") == 1:
         return JSONResponse(
             {"error": {"message": "slow down"}}, status_code=429, headers={"Retry-After": "0"}
