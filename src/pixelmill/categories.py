@@ -36,9 +36,7 @@ _VIEWS: dict[Category, tuple[Category, Category]] = {
     Category.TOYS: (Category.OTHER, Category.TOYS),
 }
 
-LIBRARY_CATEGORIES: tuple[Category, ...] = tuple(
-    c for c in Category if _VIEWS.get(c, (c, c))[0] is c
-)
+LIBRARY_CATEGORIES: tuple[Category, ...] = tuple(c for c in Category if c is _VIEWS.get(c, (c,))[0])
 """What the library stores (in the order the v2 surface lists them)."""
 
 SPEC_CATEGORIES: tuple[Category, ...] = (
@@ -59,12 +57,9 @@ def from_spec(category: str) -> Category:
     """A category of the spec's vocabulary as the library stores it (``cosmetics`` ->
     ``beauty``, ``watches`` -> ``accessories``, ``toys`` -> ``other``)."""
     c = category.strip().lower()
-    if c in _VIEWS:
-        return _VIEWS[Category(c)][0]
-    return normalise_category(c)
+    return _VIEWS[Category(c)][0] if c in _VIEWS else normalise_category(c)
 
 
 def to_spec(category: str) -> str:
-    """A library category named in the spec's vocabulary (``beauty`` -> ``cosmetics``, ``home``
-    and ``houseware`` -> ``other``); any other value as it is."""
+    """A library category in the spec's vocabulary (``beauty`` -> ``cosmetics``); else as is."""
     return _VIEWS[Category(category)][1] if category in _VIEWS else category

@@ -24,7 +24,6 @@ from pixelmill.marketing.ad_kinds import (
     ASSET_COLLECTION_KIND,
     AdPackKind,
     AssetCollectionKind,
-    ugc_video,
 )
 from pixelmill.marketing.kinds import VideoKind
 from pixelmill.marketing.service import VIDEO_KIND
@@ -82,7 +81,7 @@ def job_runner(res: Resources) -> JobRunner:
             limits=res.inputs.limits(),
             allow_loopback=res.settings.allow_loopback_urls,
             scene_size=res.settings.scene_size,
-            video=partial(ugc_video, backend=video_backend),
+            video_backend=video_backend,
         )
         kinds[ASSET_COLLECTION_KIND] = AssetCollectionKind(
             scenes=scenes.engine, ads=ads, load_input=load_input, scene_size=res.settings.scene_size

@@ -50,11 +50,8 @@ QUICK_VIDEO_STEP_SECONDS = 10
 def shares(total: int, count: int) -> list[int]:
     """``total`` credits spread over ``count`` outputs in whole credits, the earliest output of
     each equal run carrying the odd credit (2 over 8: ``[1, 0, 0, 0, 1, 0, 0, 0]``)."""
-
-    def upto(n: int) -> int:  # credits carried by the first n outputs: ceil(n * total / count)
-        return -(-n * total // count)
-
-    return [upto(i + 1) - upto(i) for i in range(count)]
+    upto = [-(-n * total // count) for n in range(count + 1)]  # ceil(n * total / count)
+    return [upto[i + 1] - upto[i] for i in range(count)]
 
 
 def quick_video_price(seconds: float) -> int:

@@ -91,8 +91,7 @@ _CATEGORY_WORDS: tuple[tuple[Category, tuple[str, ...]], ...] = (
                        "beauty", "cosmetic", "shampoo", "moisturi")),
     (Category.ELECTRONICS, ("phone", "headphone", "earbud", "speaker", "laptop", "camera",
                             "charger", "electronic", "keyboard", "mouse", "watch")),
-    (Category.FURNITURE, ("chair", "sofa", "table", "desk", "lamp", "shelf", "furniture",
-                          "stool")),
+    (Category.FURNITURE, ("chair", "sofa", "table", "desk", "lamp", "shelf", "furniture", "stool")),
     (Category.HOUSEWARE, ("mug", "cup", "bottle", "kitchen", "plate", "bowl", "candle", "vase",
                           "pan")),
     (Category.FOOD, ("coffee", "tea", "chocolate", "snack", "sauce", "honey", "food", "cookie")),
@@ -172,10 +171,6 @@ def ugc_video(
     )
 
 
-VideoMaker = Callable[[ImageArray, ProductFacts, int], OutputFile]
-"""Makes the UGC video of a product (its photo, its facts, the job's seed)."""
-
-
 @dataclass(frozen=True)
 class AdPackKind:
     """``ad_pack`` jobs."""
@@ -185,7 +180,8 @@ class AdPackKind:
     limits: ImageLimits
     allow_loopback: bool
     scene_size: int
-    video: VideoMaker = ugc_video
+    video_backend: VideoBackend | None = None
+    """Renders the UGC video when it is routed to a provider (``PIXELMILL_ROUTE_VIDEO``)."""
     result_format: str = "jpeg"
     subject: str = "product page"
 
@@ -283,7 +279,7 @@ class AdPackKind:
                 PlannedFile(
                     VIDEO_POSITION,
                     "video",
-                    partial(self.video, decoded.pixels, facts, claim.seed),
+                    partial(ugc_video, decoded.pixels, facts, claim.seed, self.video_backend),
                     price=int(prices["video"]),
                 )
             )

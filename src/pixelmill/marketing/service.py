@@ -1,11 +1,7 @@
-"""Marketing jobs on the job machinery, shown under integer ids (``jobs.number``): creates
-(reserve + numbered job row, dispatched after commit) and the account-scoped polls.
-
-- video (``kind="video"``): one MP4 per job, its price reserved at create and captured when the
-  video is stored (released when it fails).
-- ad pack: each part's price (``credits.pricing.AD_PACK_PRICES``) captured as it is delivered.
-- asset collection: ``ASSET_COLLECTION_PRICE``, one share per image.
-"""
+"""Video, ad-pack and asset-collection jobs under integer ids (``jobs.number``): creates
+(reserve the price from ``credits.pricing``, write the numbered job, dispatched after commit)
+and the account-scoped polls. A video's price is captured when the MP4 is stored; an ad pack's
+and a collection's output by output as each is delivered; the rest released at the end."""
 
 from __future__ import annotations
 
@@ -185,10 +181,6 @@ def ad_pack_parts(body: AdPackCreate) -> dict[str, int]:
     return parts
 
 
-def _poll_url(base_url: str, path: str) -> str:
-    return base_url.rstrip("/") + path
-
-
 def create_ad_pack(
     session: Session,
     backends: JobBackends,
@@ -219,7 +211,7 @@ def create_ad_pack(
     return AdPackCreated(
         job_id=job.number,
         status=job.status,
-        poll_url=_poll_url(base_url, f"/api/v2/ad-pack/{job.number}"),
+        poll_url=base_url.rstrip("/") + f"/api/v2/ad-pack/{job.number}",
         credits_reserved=job.credits_reserved,
         credits_remaining=remaining,
         parts=parts,
@@ -316,7 +308,7 @@ def create_asset_collection(
         status=job.status,
         credits_reserved=job.credits_reserved,
         credits_remaining=remaining,
-        poll_url=_poll_url(base_url, f"/api/tryon/asset-collection/{job.number}"),
+        poll_url=base_url.rstrip("/") + f"/api/tryon/asset-collection/{job.number}",
         images=list(COLLECTION_LABELS),
     )
 

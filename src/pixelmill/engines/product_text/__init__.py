@@ -20,24 +20,9 @@ from pixelmill.engines.product_text.scripts import (
     facts_from_analysis,
     write_script,
 )
-from pixelmill.engines.product_text.scripts import METHOD as SCRIPT_METHOD
 
 __all__ = [
-    "CAPTIONS_METHOD",
-    "CAPTION_RULES",
-    "DEFAULT_TONE",
-    "SCRIPT_METHOD",
-    "TEXT_FIELDS",
-    "TONES",
-    "WORDS_PER_SECOND",
-    "ProductTextEngine",
-    "ProductTextParams",
-    "ScriptResult",
-    "TextField",
-    "count_words",
-    "facts_from_analysis",
-    "first_sentence",
-    "hashtags_for",
-    "write_captions",
-    "write_script",
-]
+    "CAPTIONS_METHOD", "CAPTION_RULES", "DEFAULT_TONE", "TEXT_FIELDS", "TONES", "WORDS_PER_SECOND",
+    "ProductTextEngine", "ProductTextParams", "ScriptResult", "TextField", "count_words",
+    "facts_from_analysis", "first_sentence", "hashtags_for", "write_captions", "write_script",
+]  # fmt: skip
