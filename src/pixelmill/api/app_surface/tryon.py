@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from pixelmill.api.deps import JwtUser, Res, publish_limits
 from pixelmill.api.rendering import public_base_url
 from pixelmill.api.v2.people import gallery_model_person
-from pixelmill.categories import SPEC_CATEGORIES, from_spec, to_spec
+from pixelmill.categories import SPEC_CATEGORIES, Category, from_spec, to_spec
 from pixelmill.engines.analyze import analyze_image, guess_product_category
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import NotFound
@@ -68,7 +68,7 @@ async def classify_product(
     words = " ".join(analysis.get("text_detected", []))
     if guessed == "other":
         confidence, method = 0.2, "no printed keyword and no person: unknown"
-    elif words and guessed != "clothing":
+    elif words and guessed != Category.CLOTHING:
         confidence, method = 0.7, f"keywords read on the product: {words[:80]}"
     else:
         confidence, method = 0.5, "a person wears or holds it"
@@ -111,7 +111,7 @@ async def generate(
     state = resources.limiter.hit_endpoint(user.id, "tryon_generate")
     if state is not None:
         publish_limits(request, state)
-    category = (product_category or "clothing").strip().lower()
+    category = (product_category or Category.CLOTHING).strip().lower()
     params: dict[str, object] = {
         "num_outputs": num_outputs,
         "prompt": prompt or None,
