@@ -33,13 +33,13 @@ from tests.support.images import encode
 from tests.support.servers import serve_bytes
 
 from _common import print_table, time_call
-from pixelmill.advertising.kinds import AdPackKind, ugc_video, video_available
-from pixelmill.advertising.service import AD_PACK_PARTS
+from pixelmill.credits.pricing import AD_PACK_PRICES
 from pixelmill.engines.ads import PLATFORMS, AdCopy, AdEngine, cut_out, render_ad
 from pixelmill.engines.base import PlannedFile
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.imaging import ImageLimits
 from pixelmill.jobs.service import Claim
+from pixelmill.marketing.ad_kinds import AdPackKind
 
 COPY = AdCopy(
     headline="Slow mornings, better coffee",
@@ -91,16 +91,13 @@ def bench_pack(video: bool) -> None:
         "/p": (200, "text/html", PAGE.format(ld=json.dumps(ld)).encode()),
         "/cup.jpg": (200, "image/jpeg", encode(coffee_cup(), "JPEG", quality=92)),
     }
-    parts = (
-        dict(AD_PACK_PARTS) if video else {k: v for k, v in AD_PACK_PARTS.items() if k != "video"}
-    )
+    parts = {k: v for k, v in AD_PACK_PRICES.items() if video or k != "video"}
     kind = AdPackKind(
         scenes=ScenesEngine(),
         ads=AdEngine(),
         limits=ImageLimits(max_bytes=50 * 1024 * 1024, max_pixels=50_000_000),
         allow_loopback=True,
         scene_size=1024,
-        video=ugc_video if video else None,
     )
     with serve_bytes(routes) as base:
         claim = Claim(
@@ -184,7 +181,7 @@ def main() -> None:
         return
     bench_ads(args.repeat)
     bench_pack(video=False)
-    if not args.no_video and video_available():
+    if not args.no_video:
         bench_pack(video=True)
 
 

@@ -38,10 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import print_table
 from pixelmill.engines import speech as speech_mod
+from pixelmill.engines.product_text import TONES, write_script
 from pixelmill.engines.video import render
 from pixelmill.engines.video.encode import ffmpeg_exe
 from pixelmill.engines.video.face import find_face
-from pixelmill.marketing.scripts import TONES, write_script
 
 U8 = npt.NDArray[np.uint8]
 FACTS: dict[str, Any] = {"category": "bottle", "colors": ["blue"]}

@@ -10,14 +10,6 @@ from collections.abc import Callable
 from functools import partial
 
 from pixelmill import idempotency
-from pixelmill.advertising.kinds import (
-    AD_PACK_KIND,
-    ASSET_COLLECTION_KIND,
-    AdPackKind,
-    AssetCollectionKind,
-    ugc_video,
-    video_available,
-)
 from pixelmill.config import Settings
 from pixelmill.engines.base import MultiImageEngine
 from pixelmill.generation.avatars import AvatarKind
@@ -27,6 +19,12 @@ from pixelmill.jobs import tasks as job_tasks
 from pixelmill.jobs.runner import JobKind, JobRunner, ScenesKind
 from pixelmill.library import tasks as library_tasks
 from pixelmill.library.images import load_image
+from pixelmill.marketing.ad_kinds import (
+    AD_PACK_KIND,
+    ASSET_COLLECTION_KIND,
+    AdPackKind,
+    AssetCollectionKind,
+)
 from pixelmill.marketing.kinds import VideoKind
 from pixelmill.marketing.service import VIDEO_KIND
 from pixelmill.operations.catalog import CATALOG
@@ -83,7 +81,7 @@ def job_runner(res: Resources) -> JobRunner:
             limits=res.inputs.limits(),
             allow_loopback=res.settings.allow_loopback_urls,
             scene_size=res.settings.scene_size,
-            video=partial(ugc_video, backend=video_backend) if video_available() else None,
+            video_backend=video_backend,
         )
         kinds[ASSET_COLLECTION_KIND] = AssetCollectionKind(
             scenes=scenes.engine, ads=ads, load_input=load_input, scene_size=res.settings.scene_size

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from pixelmill.engines.video.encode import ffmpeg_exe
 from pixelmill.providers import parse_route
 from pixelmill.providers.video import mp4_info, parse_input_template
-from tests.advertising.test_http import _poll, shop
+from tests.marketing.test_ad_http import _poll, shop
 from tests.marketing.test_video_jobs import fetch, wait_video
 from tests.providers.conftest import RoutedApp
 from tests.providers.fakes import serve

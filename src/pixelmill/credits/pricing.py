@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 OPERATION_PRICES: dict[str, int] = {
     "background_removal": 1,
     "make_transparent": 1,
@@ -29,6 +31,33 @@ OPERATION_PRICES: dict[str, int] = {
 }
 
 UPSCALE_SCALES = (2, 4, 8)
+
+AD_PACK_PRICES: dict[str, int] = {
+    "images": 6,
+    "ads": 2,
+    "captions": 1,
+    "video": OPERATION_PRICES["video"],
+}
+"""The price of each part of an ad pack: 6 scene photos (1 each), 8 static ads (2: the first ad
+of each set of four carries one), captions (1), the UGC video (a video job's price). All
+parts: 59; without the video: 9. Each output's price is captured when it is delivered; what
+was not delivered is released when the job ends."""
+ASSET_COLLECTION_PRICE = 6
+"""An asset collection: 1 per image (3 scenes, 1 silo, 2 ad layouts)."""
+QUICK_VIDEO_STEP_SECONDS = 10
+
+
+def shares(total: int, count: int) -> list[int]:
+    """``total`` credits spread over ``count`` outputs in whole credits, the earliest output of
+    each equal run carrying the odd credit (2 over 8: ``[1, 0, 0, 0, 1, 0, 0, 0]``)."""
+    upto = [-(-n * total // count) for n in range(count + 1)]  # ceil(n * total / count)
+    return [upto[i + 1] - upto[i] for i in range(count)]
+
+
+def quick_video_price(seconds: float) -> int:
+    """``OPERATION_PRICES["quick_video"]`` per started 10 seconds of video, at least once."""
+    steps = max(1, math.ceil(round(seconds, 3) / QUICK_VIDEO_STEP_SECONDS))
+    return steps * OPERATION_PRICES["quick_video"]
 
 
 def upscale_price(scale: int) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
+from pixelmill.categories import Category
 from pixelmill.db.models import Avatar, Job
 from pixelmill.engines.avatar import GuidedAvatarParams
 from pixelmill.engines.product_photo.prompt import read_prompt
@@ -107,7 +108,7 @@ def prompt_warnings(prompt: str | None) -> list[str]:
 
 def people_kind(category: str) -> str:
     """``tryon`` for clothing, ``product_photo`` for everything else."""
-    return "tryon" if category == "clothing" else "product_photo"
+    return "tryon" if category == Category.CLOTHING else "product_photo"
 
 
 def create_people_job(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from pixelmill.categories import LIBRARY_CATEGORIES
 from pixelmill.db.models import Batch, Job
-from pixelmill.library.service import CATEGORIES
 from pixelmill.schemas import Schema, Timestamp
 
 # ---- requests -----------------------------------------------------------------------------
@@ -15,7 +15,7 @@ from pixelmill.schemas import Schema, Timestamp
 class JobCreate(BaseModel):
     product_image: str = Field(min_length=1, description="the product image as plain base64")
     product_filename: str = Field("product.png", max_length=255)
-    category: str = Field("other", description=", ".join(CATEGORIES))
+    category: str = Field("other", description=", ".join(LIBRARY_CATEGORIES))
     model_id: str | None = Field(
         None,
         description="a public model id (GET /api/v2/avatars/public) or one of your avatar "

@@ -15,9 +15,9 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from pixelmill.categories import normalise_category
 from pixelmill.db.models import Product
 from pixelmill.engines.analyze import guess_product_category
-from pixelmill.library.service import normalise_category
 
 FIELDS = ("category", "description")
 

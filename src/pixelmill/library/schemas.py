@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from pixelmill.library.service import CATEGORIES
+from pixelmill.categories import LIBRARY_CATEGORIES
 from pixelmill.schemas import Schema, Timestamp
 
 
@@ -14,7 +14,9 @@ class ProductCreate(BaseModel):
     image: str = Field(min_length=1, description="the product image as plain base64")
     filename: str = Field("product.png", max_length=255)
     name: str | None = Field(None, max_length=255, description="default: the file name")
-    category: str | None = Field(None, description="default: other; " + ", ".join(CATEGORIES))
+    category: str | None = Field(
+        None, description="default: other; " + ", ".join(LIBRARY_CATEGORIES)
+    )
     description: str | None = Field(None, max_length=5000, description="default: measured")
     brand: str | None = Field(None, max_length=255)
     status: Literal["active", "draft", "archived"] = Field(

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session
 
+from pixelmill.categories import normalise_category
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Avatar, Product, draw_number
 from pixelmill.errors import NotFound
@@ -19,27 +20,6 @@ from pixelmill.library.images import SavedImage
 from pixelmill.queue import TaskQueue, dispatch_after_commit
 
 ANALYZE_TASK = "library.analyze"
-
-CATEGORIES = (
-    "clothing",
-    "accessories",
-    "shoes",
-    "bags",
-    "jewelry",
-    "electronics",
-    "food",
-    "beauty",
-    "home",
-    "houseware",
-    "furniture",
-    "other",
-)
-
-
-def normalise_category(category: str | None) -> str:
-    """Lower-cased; any value outside :data:`CATEGORIES` reads as ``other``."""
-    c = (category or "").strip().lower()
-    return c if c in CATEGORIES else "other"
 
 
 def create_product(

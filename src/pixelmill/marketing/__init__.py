@@ -1,1 +1,1 @@
-"""Marketing generation: voice-over scripts and talking product videos (jobs and surfaces)."""
+"""Marketing: talking product videos, platform ads, asset collections and ad packs (jobs)."""

@@ -8,9 +8,15 @@ import time
 from typing import Any
 
 from pixelmill.engines.base import EngineError, ImageArray, OutputFile
+from pixelmill.engines.product_text import (
+    DEFAULT_TONE,
+    ScriptResult,
+    count_words,
+    facts_from_analysis,
+    write_script,
+)
 from pixelmill.engines.speech import Speech, SpeechError, synthesize
 from pixelmill.engines.video import ASPECTS, EncodeError, VideoBackend, render
-from pixelmill.marketing.scripts import DEFAULT_TONE, ScriptResult, count_words, write_script
 
 MAX_SCRIPT_WORDS = 200
 """Longest script a video job speaks (about 75 seconds)."""
@@ -43,7 +49,6 @@ def image_facts(image: ImageArray) -> dict[str, Any]:
     """Category, colour names, description and text read on the image, from the analysis
     engine (``analyze_image``)."""
     from pixelmill.engines.analyze import analyze_image, guess_product_category
-    from pixelmill.marketing.scripts import facts_from_analysis
 
     analysis = analyze_image(image)
     return facts_from_analysis(analysis, guess_product_category(analysis))

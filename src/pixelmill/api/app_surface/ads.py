@@ -12,8 +12,12 @@ from fastapi import APIRouter, File, Form, Path, Request, UploadFile
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from pixelmill.advertising import service as advertising
-from pixelmill.advertising.schemas import (
+from pixelmill.api.deps import JwtUser, Res
+from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.rendering import public_base_url
+from pixelmill.library.images import SavedImage, save_image
+from pixelmill.marketing import service as marketing
+from pixelmill.marketing.schemas import (
     AdRequest,
     AdResult,
     AssetCategory,
@@ -21,10 +25,6 @@ from pixelmill.advertising.schemas import (
     AssetCollectionForm,
     AssetCollectionStatus,
 )
-from pixelmill.api.deps import JwtUser, Res
-from pixelmill.api.idempotent import idempotent_create
-from pixelmill.api.rendering import public_base_url
-from pixelmill.library.images import SavedImage, save_image
 from pixelmill.operations.inputs import ImageSource
 
 router = APIRouter(prefix="/api/tryon", tags=["try-on"])
@@ -102,7 +102,7 @@ async def start_asset_collection(
         )
 
     def create(session: Session, saved: SavedImage) -> AssetCollectionCreated:
-        return advertising.create_asset_collection(
+        return marketing.create_asset_collection(
             session,
             resources.jobs,
             user_id=user.id,
@@ -130,6 +130,6 @@ def get_asset_collection(
 ) -> AssetCollectionStatus:
     """The collection so far: each image as it is delivered (``type`` scene, silo or ad)."""
     with resources.db.read() as session:
-        return advertising.asset_collection_status(
+        return marketing.asset_collection_status(
             session, resources.signer, user.id, collection_id, public_base_url(request, resources)
         )

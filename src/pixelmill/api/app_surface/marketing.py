@@ -17,7 +17,9 @@ from sqlalchemy.orm import Session
 from pixelmill.api.deps import JwtUser, Res, publish_limits
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
+from pixelmill.credits.pricing import quick_video_price
 from pixelmill.engines.base import EngineError
+from pixelmill.engines.product_text import write_script
 from pixelmill.errors import InvalidInput
 from pixelmill.library.images import save_image
 from pixelmill.marketing import service as marketing
@@ -30,7 +32,6 @@ from pixelmill.marketing.schemas import (
     TryOnVideoCreated,
     VideoJobStatus,
 )
-from pixelmill.marketing.scripts import write_script
 from pixelmill.marketing.video import image_facts, render_spoken, speak
 from pixelmill.operations.accounting import Charge
 from pixelmill.operations.inputs import ImageSource
@@ -175,7 +176,7 @@ async def quick_video(
             speech = await loop.run_in_executor(cpu, speak, text)
         except EngineError as exc:
             raise InvalidInput(str(exc)) from exc
-        price = marketing.quick_video_price(speech.duration)
+        price = quick_video_price(speech.duration)
         h, w = decoded.pixels.shape[:2]
         accounting = resources.pipeline.accounting
         charge = Charge(uuid.uuid4().hex, user.id, "quick_video", "tryon", price, w, h)

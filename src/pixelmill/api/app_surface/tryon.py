@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from pixelmill.api.deps import JwtUser, Res, publish_limits
 from pixelmill.api.rendering import public_base_url
 from pixelmill.api.v2.people import gallery_model_person
+from pixelmill.categories import SPEC_CATEGORIES, Category, from_spec, to_spec
 from pixelmill.engines.analyze import analyze_image, guess_product_category
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import NotFound
@@ -25,27 +26,9 @@ from pixelmill.operations.inputs import ImageSource
 
 router = APIRouter(prefix="/api/tryon", tags=["try-on"])
 
-TRYON_CATEGORIES = (
-    "clothing",
-    "jewelry",
-    "furniture",
-    "electronics",
-    "food",
-    "cosmetics",
-    "accessories",
-    "shoes",
-    "bags",
-    "watches",
-    "toys",
-    "other",
-)
-"""The try-on surface's category vocabulary (the spec's)."""
-_FROM_LIBRARY = {"beauty": "cosmetics", "houseware": "other", "home": "other"}
-_TO_LIBRARY = {"cosmetics": "beauty", "watches": "accessories", "toys": "other"}
-
 
 class ProductClassification(BaseModel):
-    category: str = Field(description=", ".join(TRYON_CATEGORIES))
+    category: str = Field(description=", ".join(SPEC_CATEGORIES))
     confidence: float = Field(ge=0, le=1)
     description: str
     method: str = Field(description="what the guess rests on")
@@ -85,12 +68,12 @@ async def classify_product(
     words = " ".join(analysis.get("text_detected", []))
     if guessed == "other":
         confidence, method = 0.2, "no printed keyword and no person: unknown"
-    elif words and guessed != "clothing":
+    elif words and guessed != Category.CLOTHING:
         confidence, method = 0.7, f"keywords read on the product: {words[:80]}"
     else:
         confidence, method = 0.5, "a person wears or holds it"
     return ProductClassification(
-        category=_FROM_LIBRARY.get(guessed, guessed),
+        category=to_spec(guessed),
         confidence=confidence,
         description=str(analysis.get("description") or ""),
         method=method,
@@ -128,11 +111,11 @@ async def generate(
     state = resources.limiter.hit_endpoint(user.id, "tryon_generate")
     if state is not None:
         publish_limits(request, state)
-    category = (product_category or "clothing").strip().lower()
+    category = (product_category or Category.CLOTHING).strip().lower()
     params: dict[str, object] = {
         "num_outputs": num_outputs,
         "prompt": prompt or None,
-        "category": library.normalise_category(_TO_LIBRARY.get(category, category)),
+        "category": from_spec(category),
     }
     if model_image_url:
         source = ImageSource("url", model_image_url)

@@ -1,7 +1,7 @@
 """``/api/v2/ad-pack``: a product page URL made into scene photos, static ads, captions and a
 UGC video on the job machinery (202 with an integer ``job_id``; poll
 ``GET /api/v2/ad-pack/{job_id}``). 59 credits with the video, 9 without
-(``pixelmill.advertising.service``)."""
+(``pixelmill.marketing.service``)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,13 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from pixelmill.advertising import service as advertising
-from pixelmill.advertising.kinds import video_available
-from pixelmill.advertising.pages import page_policy
-from pixelmill.advertising.schemas import AdPackCreate, AdPackCreated, AdPackStatus
 from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
-from pixelmill.errors import InvalidInput
 from pixelmill.imaging import ImageInputError, check_url_allowed
+from pixelmill.marketing import service as marketing
+from pixelmill.marketing.pages import page_policy
+from pixelmill.marketing.schemas import AdPackCreate, AdPackCreated, AdPackStatus
 from pixelmill.operations.inputs import image_error
 from pixelmill.webhooks.registry import checked_webhook_url
 
@@ -48,11 +46,7 @@ async def create_ad_pack(
     when the job ends; a page that cannot be read or names no product fails the job with
     everything released. ``include_animations`` is not produced (reported in ``warnings``).
     Honours ``Idempotency-Key``."""
-    parts = advertising.ad_pack_parts(body)
-    if "video" in parts and not video_available():
-        raise InvalidInput(
-            "The video part is not available on this server; send include_video: false"
-        )
+    parts = marketing.ad_pack_parts(body)
     base_url = public_base_url(request, resources)
 
     async def prepare() -> str | None:
@@ -61,7 +55,7 @@ async def create_ad_pack(
         return webhook_url
 
     def create(session: Session, webhook_url: str | None) -> AdPackCreated:
-        return advertising.create_ad_pack(
+        return marketing.create_ad_pack(
             session,
             resources.jobs,
             body,
@@ -81,6 +75,6 @@ def get_ad_pack(
     """The ad pack so far: ``product`` once the page is read, then ``product_images``,
     ``static_ads``, ``captions`` and ``ugc_video_url`` as each is delivered."""
     with resources.db.read() as session:
-        return advertising.ad_pack_status(
+        return marketing.ad_pack_status(
             session, resources.signer, user.id, job_id, public_base_url(request, resources)
         )

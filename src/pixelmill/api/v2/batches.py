@@ -10,11 +10,11 @@ from sqlalchemy.orm import Session
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
+from pixelmill.categories import normalise_category
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import batches
 from pixelmill.jobs.lifecycle import BATCH_STATES
 from pixelmill.jobs.schemas import BatchCreate, BatchCreated, BatchListItem, BatchStatus
-from pixelmill.library import service as library
 from pixelmill.library.images import save_image
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.webhooks.registry import checked_webhook_url
@@ -44,7 +44,7 @@ async def create_batch(
                 )
             except InvalidInput as exc:
                 raise InvalidInput(f"images[{img.id}]: {exc.message}") from exc
-            category = library.normalise_category(img.category)
+            category = normalise_category(img.category)
             items.append(batches.BatchItem(img.id, saved.key, category))
         return webhook_url, items
 

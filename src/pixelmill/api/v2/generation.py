@@ -16,6 +16,7 @@ from pixelmill.api.deps import ApiKeyUser, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.api.v2.people import check_person
+from pixelmill.categories import normalise_category
 from pixelmill.db.models import Product
 from pixelmill.generation import service as generation
 from pixelmill.generation.schemas import (
@@ -58,7 +59,7 @@ def _product_job(
         user_id=product.user_id,
         input_key=product.image_key,
         count=count,
-        category=library.normalise_category(category),
+        category=normalise_category(category),
         base_url=base_url,
         product_id=product.id,
         webhook_url=webhook_url,

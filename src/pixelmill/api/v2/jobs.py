@@ -14,6 +14,7 @@ from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.api.v2.people import check_person, gallery_model_person
+from pixelmill.categories import normalise_category
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import InvalidInput, NotFound
 from pixelmill.generation import service as generation
@@ -43,7 +44,7 @@ async def create_job(
     if body.model_id and body.model_url:
         raise InvalidInput("Give model_id or model_url, not both")
     base_url = public_base_url(request, resources)
-    category = library.normalise_category(body.category)
+    category = normalise_category(body.category)
 
     async def prepare() -> tuple[str | None, SavedImage, Model | None]:
         webhook_url = await checked_webhook_url(body.webhook_url, resources.settings)

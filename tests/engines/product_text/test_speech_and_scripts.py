@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from pixelmill.engines.product_text import TONES, WORDS_PER_SECOND, count_words, write_script
 from pixelmill.engines.speech import synthesize
-from pixelmill.marketing.scripts import TONES, WORDS_PER_SECOND, count_words, write_script
 
 
 def test_speech_has_ordered_word_timings_inside_the_audio() -> None:

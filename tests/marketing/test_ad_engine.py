@@ -22,7 +22,7 @@ from pixelmill.engines.ads import (
 from pixelmill.engines.ads.layout import Sheet, set_text
 from pixelmill.engines.ads.typography import fit_text
 from pixelmill.engines.base import EngineInputs
-from tests.advertising.products import bottle, mug
+from tests.marketing.products import bottle, mug
 
 COPY = AdCopy(
     headline="Hydration that keeps up with you",

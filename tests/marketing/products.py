@@ -1,4 +1,4 @@
-"""Product photos drawn for the advertising tests (no downloads): a bottle and a mug on a
+"""Product photos drawn for the ad tests (no downloads): a bottle and a mug on a
 white studio background, as shop product shots are."""
 
 from __future__ import annotations

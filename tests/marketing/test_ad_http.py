@@ -17,10 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from pixelmill.advertising.kinds import video_available
 from pixelmill.engines.ads import PLATFORMS
 from pixelmill.resources import Resources
-from tests.advertising.products import bottle, mug
+from tests.marketing.products import bottle, mug
 from tests.support.accounts import Account, login, make_account
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
 from tests.support.images import encode
@@ -186,7 +185,6 @@ def test_asset_collection_makes_six_images_for_six_credits(
     assert bad.status_code == 422
 
 
-@pytest.mark.skipif(not video_available(), reason="the video capability is not installed")
 def test_ad_pack_from_a_product_page_with_video(client: TestClient, resources: Resources) -> None:
     acct = make_account(resources, credits=100)
     other = make_account(resources, credits=5, tag="other")

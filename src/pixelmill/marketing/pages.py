@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from pixelmill.imaging import FetchPolicy, ImageInputError, pinned_request
+from pixelmill.imaging import FetchPolicy, pinned_request
 
 PAGE_MAX_BYTES = 3 * 1024 * 1024
 PAGE_TIMEOUT_S = 15.0
@@ -293,7 +293,3 @@ def page_policy(allow_loopback: bool) -> FetchPolicy:
         timeout_s=PAGE_TIMEOUT_S,
         max_redirects=5,
     )
-
-
-def describe_refusal(exc: ImageInputError) -> str:
-    return f"the product page could not be fetched: {exc}"

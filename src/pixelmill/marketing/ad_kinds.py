@@ -1,12 +1,12 @@
-"""The job kinds of this domain (``jobs/runner.py::JobKind``):
+"""The ad job kinds of this domain (``jobs/runner.py::JobKind``; ``kinds.py`` holds ``video``):
 
 - ``ad_pack``: a product page read in ``plan`` (through the SSRF guard; a page that cannot be
   fetched or names no product fails the job, its credits released), then, per the job's
   ``include_*`` flags, scene photos (the registry's ``scenes`` engine), static ads (the ``ad``
-  engine's layouts, one per platform), captions (templated) and a UGC video (the marketing
-  domain's ``render_video``), each output carrying its own price.
+  engine's layouts, one per platform), captions (templated) and a UGC video
+  (``video.render_video``), each output carrying its share of its part's price.
 - ``asset_collection``: an uploaded product photo made into six marketing images: three
-  scenes, a silo (the cut-out on white) and two ad layouts, one credit each.
+  scenes, a silo (the cut-out on white) and two ad layouts, one share of its price each.
 
 A plan depends only on the job's parameters and seed, so a resumed job re-plans the same
 outputs and skips those already delivered.
@@ -14,9 +14,7 @@ outputs and skips those already delivered.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -26,8 +24,8 @@ import cv2
 import numpy as np
 from sqlalchemy.orm import Session
 
-from pixelmill.advertising import captions as caption_templates
-from pixelmill.advertising.pages import PageError, ProductFacts, page_policy, read_product_page
+from pixelmill.categories import Category, normalise_category
+from pixelmill.credits.pricing import ASSET_COLLECTION_PRICE, shares
 from pixelmill.db.models import Job
 from pixelmill.engines.ads import PLATFORMS, AdCopy, cut_out, render_ad
 from pixelmill.engines.base import (
@@ -42,7 +40,8 @@ from pixelmill.engines.base import (
     PlannedFile,
     PlannedImage,
 )
-from pixelmill.engines.scenes import ScenesParams, normalise_category
+from pixelmill.engines.product_text import CAPTIONS_METHOD, first_sentence, write_captions
+from pixelmill.engines.scenes import ScenesParams
 from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import (
     DecodedImage,
@@ -54,8 +53,8 @@ from pixelmill.imaging import (
 )
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim
-
-log = logging.getLogger("pixelmill.advertising")
+from pixelmill.marketing.pages import PageError, ProductFacts, page_policy, read_product_page
+from pixelmill.marketing.video import render_video
 
 AD_PACK_KIND = "ad_pack"
 ASSET_COLLECTION_KIND = "asset_collection"
@@ -82,32 +81,33 @@ PACK_AD_STYLES: dict[str, str] = {
 WORK_SIDE = 1600
 """Product photos are worked on at most this long side (the cut-out model runs at 320²)."""
 
-_CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("shoes", ("shoe", "sneaker", "boot", "sandal", "trainer", "heel", "loafer")),
-    ("bags", ("bag", "backpack", "tote", "purse", "wallet", "clutch")),
-    ("jewelry", ("ring", "necklace", "earring", "bracelet", "jewel", "pendant")),
-    ("clothing", ("shirt", "dress", "jacket", "hoodie", "sweater", "jeans", "apparel", "coat",
-                  "trouser", "pants", "skirt", "clothing", "tee")),
-    ("beauty", ("serum", "cream", "lotion", "lipstick", "mascara", "perfume", "skincare",
-                "beauty", "cosmetic", "shampoo", "moisturi")),
-    ("electronics", ("phone", "headphone", "earbud", "speaker", "laptop", "camera", "charger",
-                     "electronic", "keyboard", "mouse", "watch")),
-    ("furniture", ("chair", "sofa", "table", "desk", "lamp", "shelf", "furniture", "stool")),
-    ("houseware", ("mug", "cup", "bottle", "kitchen", "plate", "bowl", "candle", "vase", "pan")),
-    ("food", ("coffee", "tea", "chocolate", "snack", "sauce", "honey", "food", "cookie")),
+_CATEGORY_WORDS: tuple[tuple[Category, tuple[str, ...]], ...] = (
+    (Category.SHOES, ("shoe", "sneaker", "boot", "sandal", "trainer", "heel", "loafer")),
+    (Category.BAGS, ("bag", "backpack", "tote", "purse", "wallet", "clutch")),
+    (Category.JEWELRY, ("ring", "necklace", "earring", "bracelet", "jewel", "pendant")),
+    (Category.CLOTHING, ("shirt", "dress", "jacket", "hoodie", "sweater", "jeans", "apparel",
+                         "coat", "trouser", "pants", "skirt", "clothing", "tee")),
+    (Category.BEAUTY, ("serum", "cream", "lotion", "lipstick", "mascara", "perfume", "skincare",
+                       "beauty", "cosmetic", "shampoo", "moisturi")),
+    (Category.ELECTRONICS, ("phone", "headphone", "earbud", "speaker", "laptop", "camera",
+                            "charger", "electronic", "keyboard", "mouse", "watch")),
+    (Category.FURNITURE, ("chair", "sofa", "table", "desk", "lamp", "shelf", "furniture", "stool")),
+    (Category.HOUSEWARE, ("mug", "cup", "bottle", "kitchen", "plate", "bowl", "candle", "vase",
+                          "pan")),
+    (Category.FOOD, ("coffee", "tea", "chocolate", "snack", "sauce", "honey", "food", "cookie")),
 )  # fmt: skip
 
 
-def guess_category(facts: ProductFacts) -> str:
+def guess_category(facts: ProductFacts) -> Category:
     """A scenes category from the page's category, name and description (keywords)."""
     direct = normalise_category(facts.category.rsplit(">", 1)[-1])
-    if direct != "other":
+    if direct is not Category.OTHER:
         return direct
     text = f"{facts.category} {facts.name} {facts.description[:300]}".lower()
     for category, words in _CATEGORY_WORDS:
         if any(w in text for w in words):
             return category
-    return "other"
+    return Category.OTHER
 
 
 def shorten(text: str, limit: int) -> str:
@@ -152,19 +152,12 @@ def _merge_params(session: Session, claim: Claim, **values: Any) -> None:
 UGC_VIDEO_SECONDS = 10
 
 
-def video_available() -> bool:
-    """Whether the marketing domain's video renderer is installed in this server."""
-    return importlib.util.find_spec("pixelmill.marketing.video") is not None
-
-
 def ugc_video(
     image: ImageArray, facts: ProductFacts, seed: int, backend: VideoBackend | None = None
 ) -> OutputFile:
     """The pack's UGC video: a script written from the page's facts, spoken over the product
-    photo brought to life (the marketing domain's ``render_video``), 9:16 with subtitles; made
-    by ``backend`` (the provider route ``PIXELMILL_ROUTE_VIDEO``) when one is given."""
-    from pixelmill.marketing.video import render_video
-
+    photo brought to life (``render_video``), 9:16 with subtitles; made by ``backend`` (the
+    provider route ``PIXELMILL_ROUTE_VIDEO``) when one is given."""
     return render_video(
         image,
         "",
@@ -178,20 +171,17 @@ def ugc_video(
     )
 
 
-VideoMaker = Callable[[ImageArray, ProductFacts, int], OutputFile]
-"""Makes the UGC video of a product (its photo, its facts, the job's seed)."""
-
-
 @dataclass(frozen=True)
 class AdPackKind:
-    """``ad_pack`` jobs. ``video`` is None where the video capability is not installed."""
+    """``ad_pack`` jobs."""
 
     scenes: MultiImageEngine
     ads: Engine
     limits: ImageLimits
     allow_loopback: bool
     scene_size: int
-    video: VideoMaker | None = None
+    video_backend: VideoBackend | None = None
+    """Renders the UGC video when it is routed to a provider (``PIXELMILL_ROUTE_VIDEO``)."""
     result_format: str = "jpeg"
     subject: str = "product page"
 
@@ -243,29 +233,30 @@ class AdPackKind:
             )
             # The cut-out's own alpha is used as it is: no second segmentation.
             scenes = self.scenes.plan(EngineInputs(cutout), params)
-            for position, scene in zip(PHOTO_POSITIONS, scenes, strict=False):
-                planned.append(PlannedImage(position, f"photo:{scene.label}", scene.render, 1))
+            each = shares(int(prices["images"]), len(PHOTO_POSITIONS))
+            for position, scene, price in zip(PHOTO_POSITIONS, scenes, each, strict=False):
+                planned.append(PlannedImage(position, f"photo:{scene.label}", scene.render, price))
         if "ads" in prices:
             copy = AdCopy(
                 headline=shorten(facts.name, 60),
-                tagline=shorten(caption_templates.first_sentence(facts.description), 110)
+                tagline=shorten(first_sentence(facts.description), 110)
                 if facts.description
                 else "",
                 cta="Shop now",
                 price=facts.price_label,
             )
+            each = shares(int(prices["ads"]), len(PACK_AD_STYLES))
             for i, (platform, style) in enumerate(PACK_AD_STYLES.items()):
-                # 2 credits for the 8 ads: the first ad of each set of four carries one.
                 planned.append(
                     PlannedImage(
                         AD_POSITION + i,
                         f"ad:{platform}",
                         partial(_ad_output, cutout, platform, style, copy),
-                        1 if i % 4 == 0 else 0,
+                        each[i],
                     )
                 )
         if "captions" in prices:
-            made = caption_templates.write_captions(
+            made = write_captions(
                 name=facts.name,
                 description=facts.description,
                 brand=facts.brand,
@@ -274,20 +265,21 @@ class AdPackKind:
                 url=facts.url,
                 seed=claim.seed,
             )
-            data = {"captions": [c.as_dict() for c in made], "method": caption_templates.METHOD}
+            data = {"captions": [c.as_dict() for c in made], "method": CAPTIONS_METHOD}
             planned.append(
                 PlannedFile(
-                    CAPTIONS_POSITION, "captions", partial(_json_file, "captions", data), price=1
+                    CAPTIONS_POSITION,
+                    "captions",
+                    partial(_json_file, "captions", data),
+                    price=int(prices["captions"]),
                 )
             )
         if "video" in prices:
-            if self.video is None:
-                raise PageError("the video capability is not installed on this server")
             planned.append(
                 PlannedFile(
                     VIDEO_POSITION,
                     "video",
-                    partial(self.video, decoded.pixels, facts, claim.seed),
+                    partial(ugc_video, decoded.pixels, facts, claim.seed, self.video_backend),
                     price=int(prices["video"]),
                 )
             )
@@ -314,18 +306,18 @@ COLLECTION_LABELS = (
     + ["silo"]
     + [f"ad:{platform}" for platform, _ in COLLECTION_ADS]
 )
-COLLECTION_HEADLINES = {
-    "clothing": "New season, new favourites",
-    "jewelry": "Made to shine",
-    "furniture": "Make yourself at home",
-    "electronics": "Upgrade your everyday",
-    "food": "Taste the difference",
-    "cosmetics": "Your new glow",
-    "accessories": "The finishing touch",
-    "shoes": "Step into something new",
-    "bags": "Carry it all",
-    "watches": "Right on time",
-    "toys": "Playtime, upgraded",
+COLLECTION_HEADLINES: dict[str, str] = {
+    Category.CLOTHING: "New season, new favourites",
+    Category.JEWELRY: "Made to shine",
+    Category.FURNITURE: "Make yourself at home",
+    Category.ELECTRONICS: "Upgrade your everyday",
+    Category.FOOD: "Taste the difference",
+    Category.COSMETICS: "Your new glow",
+    Category.ACCESSORIES: "The finishing touch",
+    Category.SHOES: "Step into something new",
+    Category.BAGS: "Carry it all",
+    Category.WATCHES: "Right on time",
+    Category.TOYS: "Playtime, upgraded",
 }
 """Headlines of a collection's ads when no description is given (by the spec's category)."""
 SILO_SIZE = 1600
@@ -373,22 +365,17 @@ class AssetCollectionKind:
             size=self.scene_size,
         )
         scenes = self.scenes.plan(EngineInputs(cutout), params)
-        planned = [PlannedImage(i, f"scene:{s.label}", s.render, 1) for i, s in enumerate(scenes)]
-        planned.append(PlannedImage(COLLECTION_SCENES, "silo", partial(silo, cutout), 1))
+        outputs = [(i, f"scene:{s.label}", s.render) for i, s in enumerate(scenes)]
+        outputs.append((COLLECTION_SCENES, "silo", partial(silo, cutout)))
         description = str(claim.params.get("description") or "")
-        headline = shorten(caption_templates.first_sentence(description), 60) if description else ""
+        headline = shorten(first_sentence(description), 60) if description else ""
         fallback = COLLECTION_HEADLINES.get(str(claim.params.get("category")), "New arrival")
         copy = AdCopy(headline=headline or fallback, cta="Shop now")
         for j, (platform, style) in enumerate(COLLECTION_ADS):
-            planned.append(
-                PlannedImage(
-                    COLLECTION_SCENES + 1 + j,
-                    f"ad:{platform}",
-                    partial(_ad_output, cutout, platform, style, copy),
-                    1,
-                )
-            )
-        return planned
+            render = partial(_ad_output, cutout, platform, style, copy)
+            outputs.append((COLLECTION_SCENES + 1 + j, f"ad:{platform}", render))
+        each = shares(ASSET_COLLECTION_PRICE, len(COLLECTION_LABELS))
+        return [PlannedImage(at, label, render, each[at]) for at, label, render in outputs]
 
     def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
         return None

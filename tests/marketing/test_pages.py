@@ -1,12 +1,11 @@
 """Reading product facts from page markup (JSON-LD first, then OpenGraph, then the title and
-``<img>`` elements) and templated captions within each platform's limit."""
+``<img>`` elements)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pixelmill.advertising.captions import RULES, hashtags_for, write_captions
-from pixelmill.advertising.pages import PageError, parse_product
+from pixelmill.marketing.pages import PageError, parse_product
 
 URL = "https://shop.example/p/lamp"
 
@@ -56,24 +55,3 @@ def test_opengraph_then_title_and_img_fallbacks() -> None:
 def test_a_page_without_a_usable_product_is_a_page_error(html: str) -> None:
     with pytest.raises(PageError):
         parse_product(html, URL)
-
-
-def test_captions_respect_each_platform_limit_and_carry_category_hashtags() -> None:
-    long_description = "An extraordinarily well made lamp. " * 200
-    captions = write_captions(
-        name="Arc Lamp " * 20,
-        description=long_description,
-        brand="Lumen",
-        price="€120",
-        category="furniture",
-        url=URL,
-        seed=7,
-    )
-    assert [c.platform for c in captions] == [r.platform for r in RULES]
-    for caption, rule in zip(captions, RULES, strict=True):
-        assert 0 < len(caption.text) <= rule.limit, caption
-        assert len(caption.hashtags) <= rule.hashtags
-        for tag in caption.hashtags:
-            assert tag in caption.text
-    assert "#homedecor" in hashtags_for("furniture", "Arc Lamp", "Lumen")
-    assert hashtags_for("furniture", "Arc Lamp", "Lumen")[0] == "#Lumen"

@@ -9,6 +9,8 @@ import random
 import re
 from dataclasses import dataclass
 
+from pixelmill.categories import Category
+
 METHOD = (
     "templated captions (fixed sentence patterns filled with the page's facts); no language model"
 )
@@ -34,20 +36,20 @@ RULES: tuple[CaptionRule, ...] = (
 )
 
 CATEGORY_TAGS: dict[str, tuple[str, ...]] = {
-    "clothing": ("fashion", "ootd", "style", "newin", "wardrobe"),
-    "shoes": ("sneakers", "shoes", "footwear", "kicks", "style"),
-    "jewelry": ("jewelry", "handmade", "accessories", "giftideas", "sparkle"),
-    "accessories": ("accessories", "style", "everydaycarry", "giftideas"),
-    "bags": ("bags", "handbag", "style", "accessories"),
-    "watches": ("watches", "wristwatch", "timepiece", "style"),
-    "furniture": ("homedecor", "interiordesign", "furniture", "homestyle"),
-    "houseware": ("homedecor", "kitchen", "homeessentials", "homestyle"),
-    "electronics": ("tech", "gadgets", "techgear", "innovation"),
-    "beauty": ("beauty", "skincare", "selfcare", "glow"),
-    "cosmetics": ("beauty", "makeup", "skincare", "selfcare"),
-    "food": ("foodie", "delicious", "treatyourself", "snacks"),
-    "toys": ("toys", "kids", "playtime", "giftideas"),
-    "other": ("shopsmall", "newarrivals", "musthave", "giftideas"),
+    Category.CLOTHING: ("fashion", "ootd", "style", "newin", "wardrobe"),
+    Category.SHOES: ("sneakers", "shoes", "footwear", "kicks", "style"),
+    Category.JEWELRY: ("jewelry", "handmade", "accessories", "giftideas", "sparkle"),
+    Category.ACCESSORIES: ("accessories", "style", "everydaycarry", "giftideas"),
+    Category.BAGS: ("bags", "handbag", "style", "accessories"),
+    Category.WATCHES: ("watches", "wristwatch", "timepiece", "style"),
+    Category.FURNITURE: ("homedecor", "interiordesign", "furniture", "homestyle"),
+    Category.HOUSEWARE: ("homedecor", "kitchen", "homeessentials", "homestyle"),
+    Category.ELECTRONICS: ("tech", "gadgets", "techgear", "innovation"),
+    Category.BEAUTY: ("beauty", "skincare", "selfcare", "glow"),
+    Category.COSMETICS: ("beauty", "makeup", "skincare", "selfcare"),
+    Category.FOOD: ("foodie", "delicious", "treatyourself", "snacks"),
+    Category.TOYS: ("toys", "kids", "playtime", "giftideas"),
+    Category.OTHER: ("shopsmall", "newarrivals", "musthave", "giftideas"),
 }
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -62,7 +64,7 @@ def hashtags_for(category: str, name: str, brand: str) -> list[str]:
     tags: list[str] = []
     if brand:
         tags.append(_tag(brand))
-    tags.extend(CATEGORY_TAGS.get(category, CATEGORY_TAGS["other"]))
+    tags.extend(CATEGORY_TAGS.get(category, CATEGORY_TAGS[Category.OTHER]))
     significant = [w for w in _WORD.findall(name) if len(w) > 2][:2]
     if significant:
         tags.append(_tag(" ".join(significant)))

@@ -1,1 +1,0 @@
-"""Advertising: platform ads, asset collections and ad packs from a product page."""
