@@ -3,9 +3,10 @@ from :func:`_owned_activities` / :func:`_owned_enrichment_jobs`: another account
 404), and within an account per shop (``shop_domain``).
 
 A server-run enrichment job is a ``jobs`` row of kind ``enrichment`` (status, reservation,
-delivered files: :mod:`pixelmill.jobs`) plus its ``enrichment_jobs`` row (the products'
-states, the counters). When the job ends, :func:`settle` (once) fails what was never run, logs
-the activity and emits ``enrichment_job.completed`` / ``.failed``. An app-run job has no
+delivered files: :mod:`pixelmill.jobs`, read through its service) plus its ``enrichment_jobs``
+row (the products' states, the counters). In the transaction that ends the job (its kind's
+terminal hook, :func:`settle_job`), :func:`settle` (once) fails what was never run, logs the
+activity and emits ``enrichment_job.completed`` / ``.failed``. An app-run job has no
 ``jobs`` row: the app moves it with PATCH and the server keeps the record (no credits).
 
 Functions take the caller's session first and never commit.
@@ -20,12 +21,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, delete, func, select, update
+from sqlalchemy import ColumnElement, Select, and_, case, func, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
-from pixelmill.db.models import EnrichmentJob, Job, JobResult, StorefrontActivity, draw_number
+from pixelmill.db.models import EnrichmentJob, Job, StorefrontActivity, draw_number
 from pixelmill.errors import Conflict, InvalidInput, NotFound
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, FAILED, PROCESSING, QUEUED, TERMINAL
@@ -361,11 +362,12 @@ def _public_status(job_status: str, settled: bool) -> str:
     return job_status
 
 
+_job_status = jobs.status_of_job(EnrichmentJob.job_id)
 _status_expr = case(
     (EnrichmentJob.job_id.is_(None), EnrichmentJob.status),
-    (Job.status == QUEUED, "pending"),
-    (and_(Job.status.in_(TERMINAL), EnrichmentJob.settled_at.is_(None)), PROCESSING),
-    else_=func.coalesce(Job.status, EnrichmentJob.status),
+    (_job_status == QUEUED, "pending"),
+    (and_(_job_status.in_(TERMINAL), EnrichmentJob.settled_at.is_(None)), PROCESSING),
+    else_=func.coalesce(_job_status, EnrichmentJob.status),
 )
 
 
@@ -382,7 +384,7 @@ def get_enrichment_job(
 def status_of(session: Session, row: EnrichmentJob) -> tuple[str, Job | None]:
     if row.job_id is None:
         return row.status, None
-    job = session.get(Job, row.job_id)
+    job = jobs.find_job(session, row.job_id)
     if job is None:
         return row.status, None
     return _public_status(job.status, row.settled_at is not None), job
@@ -391,7 +393,7 @@ def status_of(session: Session, row: EnrichmentJob) -> tuple[str, Job | None]:
 def list_enrichment_jobs(
     session: Session, user_id: int, *, shop_domain: str | None, status: str | None, limit: int
 ) -> tuple[Sequence[EnrichmentJob], int]:
-    stmt = _owned_enrichment_jobs(user_id).outerjoin(Job, Job.id == EnrichmentJob.job_id)
+    stmt = _owned_enrichment_jobs(user_id)
     if shop_domain:
         stmt = stmt.where(EnrichmentJob.shop_domain == shop_domain)
     if status:
@@ -527,7 +529,7 @@ def settle(
         return False
     if row.run_by == "server":
         fail_pending(row, error or "not run: the job ended first")
-        job = session.get(Job, row.job_id) if row.job_id else None
+        job = jobs.find_job(session, row.job_id) if row.job_id else None
         if job is not None:
             row.credits_used = job.credits_used
         row.error_message = error or row.error_message
@@ -579,34 +581,35 @@ def settle(
 
 
 def backends_base_url(session: Session, row: EnrichmentJob) -> str:
-    job = session.get(Job, row.job_id) if row.job_id else None
+    job = jobs.find_job(session, row.job_id) if row.job_id else None
     return job.base_url if job is not None else ""
 
 
 def settle_if_done(session: Session, backends: JobBackends, row: EnrichmentJob) -> bool:
     """Settle a server-run job whose ``jobs`` row is terminal and which was not settled yet
-    (the run's own task does it right away; a job failed by the sweeper is settled by the
-    next read)."""
+    (the terminal hook does it as the job ends; this catches a job that ended before the
+    hook existed)."""
     if row.settled_at is not None or row.job_id is None:
         return False
-    job = session.get(Job, row.job_id)
+    job = jobs.find_job(session, row.job_id)
     if job is None or job.status not in TERMINAL:
         return False
     return settle(session, backends, row, job.status, job.error)
 
 
-def settle_job(session: Session, backends: JobBackends, job_id: str) -> bool:
-    """The post-run step of the ``jobs.run`` task for enrichment jobs."""
-    row = session.scalar(select(EnrichmentJob).where(EnrichmentJob.job_id == job_id))
+def settle_job(session: Session, backends: JobBackends, job: Job) -> bool:
+    """The ``enrichment`` kind's terminal hook: settle the job's row in the transaction that
+    ended the job."""
+    row = session.scalar(select(EnrichmentJob).where(EnrichmentJob.job_id == job.id))
     return False if row is None else settle_if_done(session, backends, row)
 
 
 def settle_account(session: Session, backends: JobBackends, user_id: int) -> None:
     """Settle the account's server-run jobs that ended unseen (before a list reads them)."""
     rows = session.scalars(
-        _owned_enrichment_jobs(user_id)
-        .join(Job, Job.id == EnrichmentJob.job_id)
-        .where(EnrichmentJob.settled_at.is_(None), Job.status.in_(TERMINAL))
+        _owned_enrichment_jobs(user_id).where(
+            EnrichmentJob.settled_at.is_(None), _job_status.in_(TERMINAL)
+        )
     ).all()
     for row in rows:
         settle_if_done(session, backends, row)
@@ -718,7 +721,7 @@ def delete_enrichment_job(
     released = 0
     files: list[str] = []
     if row.job_id is not None:
-        job = session.get(Job, row.job_id)
+        job = jobs.find_job(session, row.job_id)
         if job is not None:
             if job.status in ACTIVE:
                 before = ledger.balance(session, user_id)
@@ -728,9 +731,7 @@ def delete_enrichment_job(
                 settle(session, backends, row, FAILED, CANCELLED)
             else:
                 settle_if_done(session, backends, row)
-            files = list(session.scalars(select(JobResult.key).where(JobResult.job_id == job.id)))
-            session.execute(delete(JobResult).where(JobResult.job_id == job.id))
-            session.delete(job)
+            files = jobs.delete_job(session, job.id)
     session.delete(row)
     session.flush()
     for key in files:
