@@ -1,12 +1,13 @@
 """The one create path of every asynchronous create endpoint: replay a stored response for a
-repeated ``Idempotency-Key``, otherwise prepare off the event loop, then create and remember
-the response in one transaction on a worker thread."""
+repeated ``Idempotency-Key``, otherwise prepare the domain's create request off the event
+loop, then create and remember the response in one transaction on a worker thread."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -20,21 +21,54 @@ from pixelmill.db.session import Database
 T = TypeVar("T")
 
 
+class CreateRequest(Protocol):
+    """A domain's create request, built from the typed body (``generation/requests.py``...)."""
+
+    async def prepare(self) -> None:
+        """The slow, transaction-free work: URL checks, fetching, decoding, storing images."""
+        ...
+
+    def create(self, session: Session) -> BaseModel:
+        """Write the rows (reserve, the job, ...) in the transaction that also stores the
+        response; raises to refuse (a 404, a 402...)."""
+        ...
+
+    def discard(self) -> None:
+        """After a refused create: remove what :meth:`prepare` stored."""
+        ...
+
+
+@dataclass
+class Closures(Generic[T]):
+    """The old spelling, for create endpoints not yet moved to a domain request:
+    ``prepare``'s result is handed to ``create`` and, after a refusal, to ``discard``."""
+
+    prepare_: Callable[[], Awaitable[T]]
+    create_: Callable[[Session, T], BaseModel]
+    discard_: Callable[[T], object] | None = None
+    prepared: T | None = field(default=None, init=False)
+
+    async def prepare(self) -> None:
+        self.prepared = await self.prepare_()
+
+    def create(self, session: Session) -> BaseModel:
+        return self.create_(session, self.prepared)  # type: ignore[arg-type]
+
+    def discard(self) -> None:
+        if self.discard_ is not None:
+            self.discard_(self.prepared)  # type: ignore[arg-type]
+
+
 async def idempotent_create(
     request: Request,
     db: Database,
     user: User,
     body: BaseModel,
     status_code: int,
-    prepare: Callable[[], Awaitable[T]],
-    create: Callable[[Session, T], BaseModel],
-    discard: Callable[[T], object] | None = None,
+    create: CreateRequest,
 ) -> JSONResponse:
-    """``prepare`` does the slow, transaction-free work (URL checks, image decoding and
-    storing) and its result is handed to ``create``, which runs in the transaction that also
-    stores the response under the request's ``Idempotency-Key`` (either both commit or
-    neither). When ``create`` refuses (a 404, a 402...), ``discard`` removes what ``prepare``
-    stored."""
+    """Either both the create and the response stored under the request's ``Idempotency-Key``
+    commit, or neither."""
     attempt = await asyncio.to_thread(
         idempotency.begin,
         db,
@@ -45,17 +79,16 @@ async def idempotent_create(
     )
     if attempt.stored is not None:
         return JSONResponse(attempt.stored.body, status_code=attempt.stored.status_code)
-    prepared = await prepare()
+    await create.prepare()
 
     def run(session: Session) -> dict[str, object]:
-        payload = create(session, prepared).model_dump(mode="json")
+        payload = create.create(session).model_dump(mode="json")
         attempt.save(session, status_code, payload)
         return payload
 
     try:
         payload = await db.transact(run)
     except Exception:
-        if discard is not None:
-            await asyncio.to_thread(discard, prepared)
+        await asyncio.to_thread(create.discard)
         raise
     return JSONResponse(payload, status_code=status_code)

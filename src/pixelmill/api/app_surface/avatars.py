@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import JwtUser, Res
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.people import check_person
 from pixelmill.db.models import Avatar
 from pixelmill.generation import studio
+from pixelmill.generation.people import check_person
 from pixelmill.generation.schemas import SavedAvatarCreated, SavedAvatarOut
 from pixelmill.imaging import DecodedImage
 from pixelmill.library import service as library

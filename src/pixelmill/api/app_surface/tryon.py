@@ -15,10 +15,10 @@ from pydantic import BaseModel, Field
 
 from pixelmill.api.deps import JwtUser, Res, publish_limits
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.people import gallery_model_person
 from pixelmill.engines.analyze import analyze_image, guess_product_category
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import NotFound
+from pixelmill.generation.people import gallery_model_person
 from pixelmill.generation.service import Model
 from pixelmill.library import service as library
 from pixelmill.operations.inputs import ImageSource

@@ -17,7 +17,7 @@ from pixelmill.advertising.kinds import video_available
 from pixelmill.advertising.pages import page_policy
 from pixelmill.advertising.schemas import AdPackCreate, AdPackCreated, AdPackStatus
 from pixelmill.api.deps import ApiKeyUser, Res
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.errors import InvalidInput
 from pixelmill.imaging import ImageInputError, check_url_allowed
@@ -71,7 +71,9 @@ async def create_ad_pack(
             webhook_url=webhook_url,
         )
 
-    return await idempotent_create(request, resources.db, user, body, 202, prepare, create)
+    return await idempotent_create(
+        request, resources.db, user, body, 202, Closures(prepare, create)
+    )
 
 
 @router.get("/ad-pack/{job_id}", response_model=AdPackStatus)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from functools import partial
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -12,14 +11,14 @@ from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, DbSession, Res
 from pixelmill.api.files import signed_file
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.people import avatar_engine
 from pixelmill.db.models import Avatar, Product
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import NotFound
 from pixelmill.generation import gallery
 from pixelmill.generation.gallery import GalleryAvatar
+from pixelmill.generation.people import avatar_engine
 from pixelmill.library import service
 from pixelmill.library.describe import describe
 from pixelmill.library.images import SavedImage, library_url, save_image
@@ -89,7 +88,9 @@ async def create_product(
     def discard(prepared: tuple[SavedImage, str]) -> None:
         resources.library_storage.delete(prepared[0].key)
 
-    return await idempotent_create(request, resources.db, user, body, 201, prepare, create, discard)
+    return await idempotent_create(
+        request, resources.db, user, body, 201, Closures(prepare, create, discard)
+    )
 
 
 @router.get("/products", response_model=list[ProductOut])
@@ -144,9 +145,9 @@ async def public_avatar_image(model_id: str, resources: Res) -> Response:
     if model is None:
         raise NotFound("Public model not found")
     engine = avatar_engine(resources, "guided")
-    call = partial(gallery.gallery_image, engine, resources.library_storage, model)
-    async with resources.pipeline.admission.slot():
-        data = await asyncio.get_running_loop().run_in_executor(resources.pipeline.cpu, call)
+    data = await resources.pipeline.run_free(
+        gallery.gallery_image, engine, resources.library_storage, model
+    )
     return Response(
         data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"}
     )

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, DbSession, ReadSession, Res
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.errors import InvalidInput
 from pixelmill.library import service as library
@@ -203,7 +203,7 @@ async def create_enrichment_job(
         )
 
     return await idempotent_create(
-        request, resources.db, user, body, 202, prepare, create, _discard
+        request, resources.db, user, body, 202, Closures(prepare, create, _discard)
     )
 
 
