@@ -1,13 +1,14 @@
 """The one create path of every asynchronous create endpoint: replay a stored response for a
-repeated ``Idempotency-Key``, otherwise prepare the domain's create request off the event
-loop, then create and remember the response in one transaction on a worker thread."""
+repeated ``Idempotency-Key``, otherwise prepare the domain's create request
+(:class:`pixelmill.jobs.requests.JobRequest`) off the event loop, then create and remember
+the response in one transaction on a worker thread."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -17,25 +18,9 @@ from sqlalchemy.orm import Session
 from pixelmill import idempotency
 from pixelmill.db.models import User
 from pixelmill.db.session import Database
+from pixelmill.jobs.requests import JobRequest
 
 T = TypeVar("T")
-
-
-class CreateRequest(Protocol):
-    """A domain's create request, built from the typed body (``generation/requests.py``...)."""
-
-    async def prepare(self) -> None:
-        """The slow, transaction-free work: URL checks, fetching, decoding, storing images."""
-        ...
-
-    def create(self, session: Session) -> BaseModel:
-        """Write the rows (reserve, the job, ...) in the transaction that also stores the
-        response; raises to refuse (a 404, a 402...)."""
-        ...
-
-    def discard(self) -> None:
-        """After a refused create: remove what :meth:`prepare` stored."""
-        ...
 
 
 @dataclass
@@ -65,7 +50,7 @@ async def idempotent_create(
     user: User,
     body: BaseModel,
     status_code: int,
-    create: CreateRequest,
+    create: JobRequest,
 ) -> JSONResponse:
     """Either both the create and the response stored under the request's ``Idempotency-Key``
     commit, or neither."""

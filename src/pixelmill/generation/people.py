@@ -7,16 +7,13 @@ before anything is reserved, resolving a public gallery model to a job's person.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from sqlalchemy.orm import Session
 
-from pixelmill.config import Settings
 from pixelmill.engines.avatar import GalleryModel
 from pixelmill.engines.base import (
-    Engine,
     EngineError,
     EngineInputs,
     MultiImageEngine,
@@ -26,34 +23,11 @@ from pixelmill.errors import InvalidInput
 from pixelmill.generation.gallery import gallery_person
 from pixelmill.generation.service import Model, PeopleJobParams, operation_for
 from pixelmill.imaging import DecodedImage
+from pixelmill.jobs.requests import Backends
 from pixelmill.jobs.runner import Rendered
-from pixelmill.jobs.service import Claim, JobBackends
+from pixelmill.jobs.service import Claim
 from pixelmill.library.images import SavedImage
-from pixelmill.operations.inputs import InputReader
 from pixelmill.operations.params import multi_image_engine_for
-from pixelmill.operations.pipeline import Pipeline
-from pixelmill.queue import TaskQueue
-from pixelmill.storage import ObjectStorage
-
-
-class Backends(Protocol):
-    """What generation's services and job requests use of the server's resources (the
-    wiring's ``Resources`` is one)."""
-
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def inputs(self) -> InputReader: ...
-    @property
-    def library_storage(self) -> ObjectStorage: ...
-    @property
-    def jobs(self) -> JobBackends: ...
-    @property
-    def engines(self) -> Mapping[str, Engine]: ...
-    @property
-    def pipeline(self) -> Pipeline: ...
-    @property
-    def queue(self) -> TaskQueue: ...
 
 
 def avatar_engine(backends: Backends, generation_type: str) -> MultiImageEngine:

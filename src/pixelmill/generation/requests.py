@@ -1,8 +1,6 @@
-"""Generation's job requests: each is built by a handler from its typed body and handed to
-the idempotent create (``api/idempotent.py``), which calls :meth:`prepare` (the slow work
-outside any transaction: the webhook URL check, fetching, decoding and storing images, the
-person check), then :meth:`create` in the transaction that also stores the response, and
-:meth:`discard` when the create refused (a 404, a 402...): what ``prepare`` stored goes."""
+"""Generation's job requests (:class:`pixelmill.jobs.requests.JobRequest`): one per create
+endpoint, built by its handler from the typed body: scenes, scenes from a URL, people
+(product photo, try-on), a product job from an upload, avatars, and scene batches."""
 
 from __future__ import annotations
 
@@ -12,15 +10,16 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from pixelmill.db.models import Product, User
+from pixelmill.db.models import Product
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import InvalidInput, NotFound
 from pixelmill.generation import service as generation
-from pixelmill.generation.people import Backends, check_person, gallery_model_person
+from pixelmill.generation.people import check_person, gallery_model_person
 from pixelmill.generation.scenes import SCENES_KIND, create_scene_job, scene_price
 from pixelmill.generation.schemas import AvatarCreate, AvatarJobCreated, AvatarPhotoCreate
 from pixelmill.generation.service import Model, people_kind
 from pixelmill.jobs import batches
+from pixelmill.jobs.requests import JobRequestBase
 from pixelmill.jobs.schemas import (
     BatchCreate,
     BatchCreated,
@@ -31,34 +30,15 @@ from pixelmill.jobs.schemas import (
 )
 from pixelmill.library import service as library
 from pixelmill.library.describe import describe
-from pixelmill.library.images import SavedImage, save_image
+from pixelmill.library.images import SavedImage
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.params import engine_for, parse_params
-from pixelmill.webhooks.registry import checked_webhook_url
 
 
 @dataclass
-class _Request:
-    """What every generation request holds: the server's backends, the caller, the public
-    base URL of its links, and the checked ``webhook_url`` once prepared."""
-
-    backends: Backends
-    user: User
-    base_url: str
-    webhook_url: str | None = field(default=None, init=False)
-
-    async def _check_webhook(self, url: str | None) -> None:
-        self.webhook_url = await checked_webhook_url(url, self.backends.settings)
-
-    async def _save(self, source: ImageSource, folder: str, name: str | None = None) -> SavedImage:
-        b = self.backends
-        return await save_image(b.inputs, b.library_storage, source, self.user, folder, name)
-
-    def _delete(self, *keys: str) -> None:
-        for key in keys:
-            if key:
-                self.backends.library_storage.delete(key)
+class _Request(JobRequestBase):
+    """A generation request: scene and people jobs for a saved product or an upload."""
 
     def _product_job(
         self, session: Session, product: Product, count: int, category: str
@@ -108,9 +88,6 @@ class _Request:
             webhook_url=self.webhook_url,
         )
         return JobCreated.of(job, remaining, self.base_url)
-
-    def discard(self) -> None:
-        return None
 
 
 @dataclass

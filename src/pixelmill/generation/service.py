@@ -17,8 +17,7 @@ from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.service import JobBackends, JobParams
 from pixelmill.library import service as library
-from pixelmill.library.images import library_url
-from pixelmill.library.schemas import AvatarOut
+from pixelmill.library.schemas import avatar_out
 from pixelmill.operations.catalog import CATALOG, Operation
 from pixelmill.storage import UrlSigner
 
@@ -91,8 +90,7 @@ def avatar_job_status(
     """The body of ``GET /api/v2/jobs/avatar/{job_id}``: the job and the avatars it saved."""
     job = jobs.get_job(session, user_id, job_id, kind=AVATAR_KIND)
     avatars = [
-        AvatarOut.from_row(a, image_url=library_url(signer, base_url, a.image_key))
-        for a in library.avatars_of_job(session, user_id, job.id)
+        avatar_out(signer, base_url, a) for a in library.avatars_of_job(session, user_id, job.id)
     ]
     status = jobs.job_status(session, signer, job, base_url)
     generation_type = AvatarJobParams.model_validate(job.params or {}).generation_type

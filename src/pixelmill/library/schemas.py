@@ -6,8 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from pixelmill.db.models import Avatar, Product
+from pixelmill.library.images import library_url
 from pixelmill.library.service import CATEGORIES
 from pixelmill.schemas import Schema, Timestamp
+from pixelmill.storage import UrlSigner
 
 
 class ProductCreate(BaseModel):
@@ -56,3 +59,11 @@ class AvatarOut(Schema):
 class ProductDeleted(BaseModel):
     uuid: str
     deleted: bool = True
+
+
+def product_out(signer: UrlSigner, base_url: str, product: Product) -> ProductOut:
+    return ProductOut.from_row(product, image_url=library_url(signer, base_url, product.image_key))
+
+
+def avatar_out(signer: UrlSigner, base_url: str, avatar: Avatar) -> AvatarOut:
+    return AvatarOut.from_row(avatar, image_url=library_url(signer, base_url, avatar.image_key))

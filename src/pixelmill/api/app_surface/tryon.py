@@ -13,8 +13,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
-from pixelmill.api.deps import JwtUser, Res, publish_limits
-from pixelmill.api.rendering import public_base_url
+from pixelmill.api.deps import BaseUrl, JwtUser, Res, publish_limits
 from pixelmill.engines.analyze import analyze_image, guess_product_category
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import NotFound
@@ -112,6 +111,7 @@ async def generate(
     request: Request,
     user: JwtUser,
     resources: Res,
+    base_url: BaseUrl,
     product_image: Annotated[UploadFile, File(description="the garment, photographed flat")],
     model_id: Annotated[str, Form(description="a public model id or one of your avatar UUIDs")],
     model_type: Annotated[Literal["public", "user", "saved"], Form()],
@@ -150,7 +150,7 @@ async def generate(
         params,
         user=user,
         surface="tryon",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format="jpeg",
         quality=90,
         extra_inputs={"product": product},
