@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pixelmill.api.deps import ApiKeyUser, BaseUrl, DbSession, ReadSession, Res
 from pixelmill.api.idempotent import idempotent_create
 from pixelmill.errors import InvalidInput
+from pixelmill.storefront import activities
 from pixelmill.storefront import service as storefront
 from pixelmill.storefront.requests import EnrichmentRequest
 from pixelmill.storefront.schemas import (
@@ -55,7 +56,7 @@ def _shop(value: str | None) -> str | None:
 def create_activity(body: ActivityCreate, user: ApiKeyUser, session: DbSession) -> ActivityDetail:
     """Log an activity (an enrichment operation that completed or failed, with each product's
     changes). Answers the record with its integer ``id``."""
-    return storefront.activity_detail(storefront.create_activity(session, user.id, body))
+    return activities.activity_detail(storefront.create_activity(session, user.id, body))
 
 
 @router.get("/activities", response_model=ActivityList)
@@ -69,7 +70,7 @@ def list_activities(
     per_page: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> ActivityList:
     """Newest first, with the total that match."""
-    rows, total = storefront.list_activities(
+    rows, total = activities.list_activities(
         session,
         user.id,
         shop_domain=_shop(shop_domain),
@@ -79,11 +80,11 @@ def list_activities(
         per_page=per_page,
     )
     return ActivityList(
-        activities=[storefront.activity_out(r) for r in rows],
+        activities=[activities.activity_out(r) for r in rows],
         total=total,
         page=page,
         per_page=per_page,
-        pages=storefront.pages(total, per_page),
+        pages=activities.pages(total, per_page),
     )
 
 
@@ -92,13 +93,13 @@ def activity_summary(
     user: ApiKeyUser, session: ReadSession, shop_domain: ShopQuery = None
 ) -> ActivitySummary:
     """Completed activities, the products they processed, those that touched images."""
-    return storefront.activity_summary(session, user.id, _shop(shop_domain))
+    return activities.activity_summary(session, user.id, _shop(shop_domain))
 
 
 @router.get("/activities/{activity_id}", response_model=ActivityDetail)
 def get_activity(activity_id: ActivityId, user: ApiKeyUser, session: ReadSession) -> ActivityDetail:
     """The activity with every product's change details."""
-    return storefront.activity_detail(storefront.get_activity(session, user.id, activity_id))
+    return activities.activity_detail(activities.get_activity(session, user.id, activity_id))
 
 
 @router.patch("/activities/{activity_id}", response_model=ActivityDetail)
@@ -110,8 +111,8 @@ def update_activity(
     error_message: Annotated[str | None, Query(max_length=4000)] = None,
 ) -> ActivityDetail:
     """Set the status (and the error message)."""
-    row = storefront.update_activity(session, user.id, activity_id, status, error_message)
-    return storefront.activity_detail(row)
+    row = activities.update_activity(session, user.id, activity_id, status, error_message)
+    return activities.activity_detail(row)
 
 
 # ---- enrichment jobs ----------------------------------------------------------------------
