@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from pixelmill.db.models import Product
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import InvalidInput, NotFound
 from pixelmill.generation import service as generation
 from pixelmill.generation.people import check_person, gallery_model_person
 from pixelmill.generation.scenes import SCENES_KIND, create_scene_job, scene_price
 from pixelmill.generation.schemas import AvatarCreate, AvatarJobCreated, AvatarPhotoCreate
-from pixelmill.generation.service import Model, people_kind
+from pixelmill.generation.service import Model, PeopleJobParams, people_kind, prompt_warnings
 from pixelmill.jobs import batches
+from pixelmill.jobs import service as jobs
 from pixelmill.jobs.requests import JobRequestBase
 from pixelmill.jobs.schemas import (
     BatchCreate,
@@ -40,19 +40,23 @@ from pixelmill.operations.params import engine_for, parse_params
 class _Request(JobRequestBase):
     """A generation request: scene and people jobs for a saved product or an upload."""
 
-    def _product_job(
-        self, session: Session, product: Product, count: int, category: str
+    def _scene_job(
+        self,
+        session: Session,
+        input_key: str,
+        count: int,
+        category: str,
+        product_id: str | None = None,
     ) -> JobCreated:
-        """A scene job for a saved product (its image, its id on the job)."""
         job, remaining = create_scene_job(
             session,
             self.backends.jobs,
-            user_id=product.user_id,
-            input_key=product.image_key,
+            user_id=self.user.id,
+            input_key=input_key,
             count=count,
             category=library.normalise_category(category),
             base_url=self.base_url,
-            product_id=product.id,
+            product_id=product_id,
             webhook_url=self.webhook_url,
         )
         return JobCreated.of(job, remaining, self.base_url)
@@ -68,22 +72,30 @@ class _Request(JobRequestBase):
         model: Model,
         product_id: str | None = None,
     ) -> JobCreated:
-        """A ``product_photo`` or ``tryon`` job, the engine's parameters checked first (a
-        non-clothing try-on is a 422) before anything is reserved."""
+        """A ``product_photo`` or ``tryon`` job: the engine's parameters are checked first (a
+        non-clothing try-on is a 422), then the catalog's price per image reserved. Prompt
+        words the engines cannot use are kept as the job's ``warnings`` (shown on creation
+        and on every poll)."""
         engine = engine_for(self.backends.engines, CATALOG[kind])
         raw = {"num_outputs": count, "prompt": prompt, "category": category}
-        job, remaining = generation.create_people_job(
+        job, remaining = jobs.create_job(
             session,
             self.backends.jobs,
-            kind,
-            parse_params(engine, raw),
             user_id=self.user.id,
+            kind=kind,
             count=count,
+            price=CATALOG[kind].price(parse_params(engine, raw)),
+            base_url=self.base_url,
             input_key=input_key,
             category=category,
-            model=model,
-            prompt=prompt,
-            base_url=self.base_url,
+            params=PeopleJobParams(
+                avatar_id=model.avatar_id,
+                avatar_key=model.image_key,
+                landmarks=model.landmarks,
+                prompt=prompt,
+                own_inputs=[model.image_key] if model.own else [],
+                warnings=prompt_warnings(prompt),
+            ),
             product_id=product_id,
             webhook_url=self.webhook_url,
         )
@@ -102,7 +114,8 @@ class ScenesRequest(_Request):
     def create(self, session: Session) -> JobCreated:
         product = library.get_product(session, self.user.id, self.body.product_uuid)
         category = self.body.category or product.category
-        return self._product_job(session, product, self.body.num_scenes, category)
+        count = self.body.num_scenes
+        return self._scene_job(session, product.image_key, count, category, product.id)
 
 
 @dataclass
@@ -139,7 +152,8 @@ class ScenesFromUrlRequest(_Request):
             description=self.description,
             description_given=False,
         )
-        return self._product_job(session, product, self.body.num_scenes, product.category)
+        count, category = self.body.num_scenes, product.category
+        return self._scene_job(session, product.image_key, count, category, product.id)
 
     def discard(self) -> None:
         self._delete(self.saved.key if self.saved else "")
@@ -221,17 +235,7 @@ class ProductJobRequest(_Request):
             kind = people_kind(category)
             count, prompt = body.images_to_generate, body.custom_prompt
             return self._people_job(session, kind, count, prompt, category, saved.key, model)
-        job, remaining = create_scene_job(
-            session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            input_key=saved.key,
-            count=body.images_to_generate,
-            category=category,
-            base_url=self.base_url,
-            webhook_url=self.webhook_url,
-        )
-        created = JobCreated.of(job, remaining, self.base_url)
+        created = self._scene_job(session, saved.key, body.images_to_generate, category)
         if body.custom_prompt:
             created.warnings = [
                 "custom_prompt is not used by scene jobs (scenes follow the category); "

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from pixelmill.db.models import Avatar, Job
@@ -127,46 +127,3 @@ def prompt_warnings(prompt: str | None) -> list[str]:
 def people_kind(category: str) -> str:
     """``tryon`` for clothing, ``product_photo`` for everything else."""
     return "tryon" if category == "clothing" else "product_photo"
-
-
-def create_people_job(
-    session: Session,
-    backends: JobBackends,
-    kind: str,
-    params: BaseModel,
-    *,
-    user_id: int,
-    count: int,
-    input_key: str,
-    category: str,
-    model: Model,
-    prompt: str | None,
-    base_url: str,
-    product_id: str | None = None,
-    webhook_url: str | None = None,
-) -> tuple[Job, int]:
-    """A ``product_photo`` or ``tryon`` job (the product and the model already read through
-    the account's scope, the engine's ``params`` already validated): the catalog's price per
-    image, reserved now. Prompt words the engines cannot use are kept as the job's
-    ``warnings`` (shown on creation and on every poll)."""
-    return jobs.create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind=kind,
-        count=count,
-        price=CATALOG[kind].price(params),
-        base_url=base_url,
-        input_key=input_key,
-        category=category,
-        params=PeopleJobParams(
-            avatar_id=model.avatar_id,
-            avatar_key=model.image_key,
-            landmarks=model.landmarks,
-            prompt=prompt,
-            own_inputs=[model.image_key] if model.own else [],
-            warnings=prompt_warnings(prompt),
-        ),
-        product_id=product_id,
-        webhook_url=webhook_url,
-    )
