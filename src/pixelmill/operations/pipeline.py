@@ -99,10 +99,15 @@ class Pipeline:
     def close(self) -> None:
         self.cpu.shutdown(wait=False, cancel_futures=True)
 
-    async def run_free(self, fn: Callable[..., T], *args: Any) -> T:
+    async def run_free(
+        self, fn: Callable[..., T], *args: Any, load: tuple[ImageSource, User | None] | None = None
+    ) -> T:
         """Run ``fn(*args)`` (CPU work nobody is charged for: a person check, a gallery draw,
-        an analysis) in the CPU pool once admitted, like a charged run."""
+        an analysis) in the CPU pool once admitted, like a charged run; with ``load`` (an
+        input and its reader), ``fn`` gets that image's decoded pixels first."""
         async with self.admission.slot():
+            if load is not None:
+                args = ((await self.inputs.load(*load)).pixels, *args)
             return await asyncio.get_running_loop().run_in_executor(self.cpu, partial(fn, *args))
 
     async def run(

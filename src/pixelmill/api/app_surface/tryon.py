@@ -76,10 +76,9 @@ async def classify_product(
     words printed on the product (OCR) and whether a person wears it; without either the
     answer is ``other`` with a low confidence."""
     data = await product_image.read()
-    async with resources.pipeline.admission.slot():
-        decoded = await resources.inputs.load(ImageSource("bytes", data), user)
-        loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(resources.pipeline.cpu, analyze_image, decoded.pixels)
+    analysis = await resources.pipeline.run_free(
+        analyze_image, load=(ImageSource("bytes", data), user)
+    )
     guessed = guess_product_category(analysis)
     words = " ".join(analysis.get("text_detected", []))
     if guessed == "other":
