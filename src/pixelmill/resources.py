@@ -25,6 +25,8 @@ from pixelmill.queue.factory import build_queue
 from pixelmill.ratelimit.limiter import RateLimiter
 from pixelmill.storage import ObjectStorage, UrlSigner
 from pixelmill.storage.factory import build_storage
+from pixelmill.storefront.enrichment import KIND as ENRICHMENT_KIND
+from pixelmill.storefront.service import settle_job
 
 log = logging.getLogger("pixelmill.maintenance")
 
@@ -85,7 +87,12 @@ class Resources:
     def __post_init__(self) -> None:
         self.credentials = CredentialCache(self.settings.auth_cache_seconds)
         self.jobs = JobBackends(
-            db=self.db, queue=self.queue, signer=self.signer, inputs=self.library_storage
+            db=self.db,
+            queue=self.queue,
+            signer=self.signer,
+            inputs=self.library_storage,
+            # Each kind's step in the transaction that ends one of its jobs.
+            on_terminal={ENRICHMENT_KIND: settle_job},
         )
 
     @property

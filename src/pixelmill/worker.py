@@ -14,9 +14,10 @@ from pixelmill.config import Settings
 from pixelmill.engines.base import MultiImageEngine
 from pixelmill.generation.avatars import AvatarKind
 from pixelmill.generation.people import PeopleKind
+from pixelmill.generation.scenes import SCENES_KIND, ScenesKind
 from pixelmill.generation.service import AVATAR_KIND, PEOPLE_KINDS, operation_for
 from pixelmill.jobs import tasks as job_tasks
-from pixelmill.jobs.runner import JobKind, JobRunner, ScenesKind
+from pixelmill.jobs.runner import JobKind, JobRunner
 from pixelmill.library import tasks as library_tasks
 from pixelmill.library.images import load_image
 from pixelmill.marketing.ad_kinds import (
@@ -31,7 +32,6 @@ from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.queue.base import LANES
 from pixelmill.resources import Resources, build_resources
-from pixelmill.storefront import tasks as storefront_tasks
 from pixelmill.storefront.enrichment import KIND as ENRICHMENT_KIND
 from pixelmill.storefront.enrichment import EnrichmentKind
 from pixelmill.webhooks import tasks as webhook_tasks
@@ -60,7 +60,7 @@ def job_runner(res: Resources) -> JobRunner:
         load_input=load_input,
         library_store=res.library_storage,
     )
-    kinds: dict[str, JobKind] = {"scenes": scenes, AVATAR_KIND: avatars}
+    kinds: dict[str, JobKind] = {SCENES_KIND: scenes, AVATAR_KIND: avatars}
     for kind in PEOPLE_KINDS:
         if CATALOG[kind].engine in res.engines:
             kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
@@ -97,8 +97,7 @@ def job_runner(res: Resources) -> JobRunner:
 def task_table(res: Resources) -> dict[str, Task]:
     """Task name -> the function that runs it with these resources."""
     return {
-        # Every job's run; an enrichment job is then settled by the storefront.
-        job_tasks.RUN: partial(storefront_tasks.run_job, job_runner(res), res.jobs),
+        job_tasks.RUN: job_runner(res).run,
         webhook_tasks.DELIVER: partial(webhook_tasks.deliver, res.db, res.queue, res.settings),
         library_tasks.ANALYZE: partial(
             library_tasks.analyze_product,

@@ -1,11 +1,13 @@
-"""A server-run enrichment job whose run has ended but which is not settled yet (its activity,
-results and event are written in a transaction of their own) still reads as ``processing``:
-``completed`` or ``failed`` is never shown without the activity. On PostgreSQL a read that
-loads the job's run after the run's commit used to see ``completed`` with ``activity_id``
-null (a CI failure of the live enrichment test)."""
+"""An enrichment job is settled (its activity, results and event) by its kind's terminal hook,
+in the transaction that ends its run. One whose run ended without it (a job that ended before
+the hook existed) still reads as ``processing`` until a read settles it: ``completed`` or
+``failed`` is never shown without the activity. On PostgreSQL a read that loads the job's run
+after the run's commit used to see ``completed`` with ``activity_id`` null (a CI failure of
+the live enrichment test)."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import Any
 
@@ -45,9 +47,11 @@ def test_an_ended_run_reads_as_processing_until_it_is_settled(
         with resources.db.read() as reader:
             row = storefront.get_enrichment_job(reader, acct.id, number)  # the run not loaded
             assert row.job_id is not None and row.settled_at is None
-            # The run ends (failed, as the sweeper fails a stalled run) and commits, unsettled.
+            # The run ends (failed, as the sweeper fails a stalled run) and commits, unsettled
+            # (without the kind's terminal hook).
+            hookless = dataclasses.replace(resources.jobs, on_terminal={})
             with resources.db.transaction() as session:
-                assert jobs.fail_job(session, resources.jobs, row.job_id, "stalled")
+                assert jobs.fail_job(session, hookless, row.job_id, "stalled")
             # PostgreSQL's next statement sees that commit (SQLite's snapshot does not).
             status, run = storefront.status_of(reader, row)
             assert status == "processing" and run is not None
@@ -80,3 +84,36 @@ def test_an_ended_run_reads_as_processing_until_it_is_settled(
     assert after["products_completed"] == 0 and after["credits_used"] == 0
     assert balance_of(resources, acct.id) == 10 and held_reservations(resources, acct.id) == 0
     assert ledger_consistent(resources, acct.id)
+
+
+def test_the_terminal_hook_settles_in_the_transaction_that_ends_the_run(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=10)
+    gate = threading.Event()
+    routes = {"/slow.png": png(COLOURS["red"])}
+    with image_server(routes, gate=gate, gated="/slow.png") as images:
+        product = {"id": "slow", "title": "Red Mug", "image_url": f"{images}/slow.png"}
+        r = client.post(
+            JOBS,
+            json={"shop_domain": SHOP, "products": [product], "enrichments": ["images"]},
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 202, r.text
+        number = r.json()["job_id"]
+        with resources.db.read() as reader:
+            job_id = storefront.get_enrichment_job(reader, acct.id, number).job_id
+        assert job_id is not None
+        with resources.db.transaction() as session:
+            assert jobs.fail_job(session, resources.jobs, job_id, "stalled")
+            row = storefront.get_enrichment_job(session, acct.id, number)
+            assert row.settled_at is not None and row.activity_id is not None
+        with resources.db.read() as reader:
+            _, count = storefront.list_enrichment_jobs(
+                reader, acct.id, shop_domain=None, status="failed", limit=10
+            )
+            assert count == 1
+        gate.set()
+    body = client.get(f"{JOBS}/{number}", headers=acct.key_headers).json()
+    assert body["status"] == "failed" and body["error_message"] == "stalled"
+    assert balance_of(resources, acct.id) == 10 and held_reservations(resources, acct.id) == 0

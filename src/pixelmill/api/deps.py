@@ -1,4 +1,5 @@
-"""Dependencies shared by the surfaces: the live resources, the request's database session,
+"""Dependencies shared by the surfaces: the live resources, the public base URL of result
+links (``BaseUrl``), the request's database session (``DbSession``, or ``ReadSession``),
 and authentication aliases (``ApiKeyUser``, ``JwtUser``, ``AnyUser``) that also count the request
 against the account's rate limits and publish the X-RateLimit-* headers."""
 
@@ -27,6 +28,14 @@ async def get_resources(request: Request) -> Resources:
 
 
 Res = Annotated[Resources, Depends(get_resources)]
+
+
+async def get_base_url(request: Request, resources: Res) -> str:
+    """Absolute base for result URLs: the configured public URL, else the request's own."""
+    return resources.settings.public_base_url or str(request.base_url)
+
+
+BaseUrl = Annotated[str, Depends(get_base_url)]
 
 
 def get_session(resources: Res) -> Iterator[Session]:

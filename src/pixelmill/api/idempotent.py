@@ -1,12 +1,14 @@
 """The one create path of every asynchronous create endpoint: replay a stored response for a
-repeated ``Idempotency-Key``, otherwise prepare off the event loop, then create and remember
+repeated ``Idempotency-Key``, otherwise prepare the domain's create request
+(:class:`pixelmill.jobs.requests.JobRequest`) off the event loop, then create and remember
 the response in one transaction on a worker thread."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -16,8 +18,30 @@ from sqlalchemy.orm import Session
 from pixelmill import idempotency
 from pixelmill.db.models import User
 from pixelmill.db.session import Database
+from pixelmill.jobs.requests import JobRequest
 
 T = TypeVar("T")
+
+
+@dataclass
+class Closures(Generic[T]):
+    """The old spelling, for create endpoints not yet moved to a domain request:
+    ``prepare``'s result is handed to ``create`` and, after a refusal, to ``discard``."""
+
+    prepare_: Callable[[], Awaitable[T]]
+    create_: Callable[[Session, T], BaseModel]
+    discard_: Callable[[T], object] | None = None
+    prepared: T | None = field(default=None, init=False)
+
+    async def prepare(self) -> None:
+        self.prepared = await self.prepare_()
+
+    def create(self, session: Session) -> BaseModel:
+        return self.create_(session, self.prepared)  # type: ignore[arg-type]
+
+    def discard(self) -> None:
+        if self.discard_ is not None:
+            self.discard_(self.prepared)  # type: ignore[arg-type]
 
 
 async def idempotent_create(
@@ -26,15 +50,10 @@ async def idempotent_create(
     user: User,
     body: BaseModel,
     status_code: int,
-    prepare: Callable[[], Awaitable[T]],
-    create: Callable[[Session, T], BaseModel],
-    discard: Callable[[T], object] | None = None,
+    create: JobRequest,
 ) -> JSONResponse:
-    """``prepare`` does the slow, transaction-free work (URL checks, image decoding and
-    storing) and its result is handed to ``create``, which runs in the transaction that also
-    stores the response under the request's ``Idempotency-Key`` (either both commit or
-    neither). When ``create`` refuses (a 404, a 402...), ``discard`` removes what ``prepare``
-    stored."""
+    """Either both the create and the response stored under the request's ``Idempotency-Key``
+    commit, or neither."""
     attempt = await asyncio.to_thread(
         idempotency.begin,
         db,
@@ -45,17 +64,16 @@ async def idempotent_create(
     )
     if attempt.stored is not None:
         return JSONResponse(attempt.stored.body, status_code=attempt.stored.status_code)
-    prepared = await prepare()
+    await create.prepare()
 
     def run(session: Session) -> dict[str, object]:
-        payload = create(session, prepared).model_dump(mode="json")
+        payload = create.create(session).model_dump(mode="json")
         attempt.save(session, status_code, payload)
         return payload
 
     try:
         payload = await db.transact(run)
     except Exception:
-        if discard is not None:
-            await asyncio.to_thread(discard, prepared)
+        await asyncio.to_thread(create.discard)
         raise
     return JSONResponse(payload, status_code=status_code)

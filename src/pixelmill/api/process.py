@@ -13,9 +13,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import Field
 
-from pixelmill.api.deps import ApiKeyUser, Res, publish_limits
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, Res, publish_limits
 from pixelmill.api.forms import UpscaleFactor
-from pixelmill.api.rendering import public_base_url
 from pixelmill.engines.background import BackgroundRemovalParams
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.operations.inputs import ImageSource
@@ -41,6 +40,7 @@ class BackgroundRemovalForm(BackgroundRemovalParams):
 async def process(
     user: ApiKeyUser,
     resources: Res,
+    base_url: BaseUrl,
     request: Request,
     processing_type: Annotated[str, Form(description=", ".join(PROCESSING_TYPES))],
     options: Annotated[BackgroundRemovalForm, Form()],
@@ -75,7 +75,6 @@ async def process(
             code="MISSING_IMAGE",
         )
     source = ImageSource("bytes", await upload.read())
-    base = public_base_url(request, resources)
 
     if processing_type == "image_to_image":
         outcome = await resources.pipeline.run(
@@ -84,7 +83,7 @@ async def process(
             _image_to_image_params(parameters),
             user=user,
             surface="process",
-            base_url=base,
+            base_url=base_url,
             keep_primary_bytes=True,
         )
         return ProcessImageToImageResult.from_outcome(outcome)
@@ -107,7 +106,7 @@ async def process(
         params,
         user=user,
         surface="process",
-        base_url=base,
+        base_url=base_url,
         quality=quality,
         extra_inputs=extra,
     )

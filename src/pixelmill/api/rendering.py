@@ -9,5 +9,5 @@ from pixelmill.resources import Resources
 
 
 def public_base_url(request: Request, resources: Resources) -> str:
-    """Absolute base for result URLs: the configured public URL, else the request's own."""
+    """Absolute base for result URLs (a handler takes ``deps.BaseUrl`` instead)."""
     return resources.settings.public_base_url or str(request.base_url)

@@ -6,13 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel
 
 from pixelmill.accounts.schemas import CreditBalance, UserInfo
-from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, ReadSession, Res
 from pixelmill.api.forms import UpscaleFactor
-from pixelmill.api.rendering import public_base_url
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
 from pixelmill.engines.background import BackgroundRemovalParams
@@ -30,7 +29,7 @@ async def _run_v1(
     params: dict[str, Any],
     user: ApiKeyUser,
     resources: Res,
-    request: Request,
+    base_url: str,
     output_format: OutputFormat | None = None,
     *,
     quality: int = 95,
@@ -43,7 +42,7 @@ async def _run_v1(
         params,
         user=user,
         surface="v1",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format=output_format,
         quality=quality,
         extra_inputs=extra_inputs,
@@ -62,7 +61,7 @@ async def remove_background(
     file: ImageFile,
     user: ApiKeyUser,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     options: Annotated[BackgroundRemovalParams, Form()],
 ) -> V1Result:
     """Remove the background; ``result`` is a transparent PNG in base64 by default. The
@@ -77,7 +76,7 @@ async def remove_background(
         params,
         user,
         resources,
-        request,
+        base_url,
         quality=options.quality,
         extra_inputs=extra,
     )
@@ -85,10 +84,10 @@ async def remove_background(
 
 @router.post("/remove-text")
 async def remove_text(
-    file: ImageFile, user: ApiKeyUser, resources: Res, request: Request
+    file: ImageFile, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V1Result:
     """Remove text and watermarks. 1 credit."""
-    return await _run_v1("text_removal", file, {}, user, resources, request)
+    return await _run_v1("text_removal", file, {}, user, resources, base_url)
 
 
 @router.post("/upscale")
@@ -96,13 +95,13 @@ async def upscale(
     file: ImageFile,
     user: ApiKeyUser,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     scale: Annotated[UpscaleFactor, Form()] = 2,
     quality: Annotated[Literal["fast", "balanced", "high"], Form()] = "balanced",
 ) -> V1Result:
     """Upscale 2x/4x (1 credit) or 8x (2 credits)."""
     return await _run_v1(
-        "upscale", file, {"scale": scale, "quality": quality}, user, resources, request
+        "upscale", file, {"scale": scale, "quality": quality}, user, resources, base_url
     )
 
 
@@ -111,13 +110,13 @@ async def image_to_image(
     file: ImageFile,
     user: ApiKeyUser,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     prompt: Annotated[str, Form(min_length=1, max_length=2000)],
     strength: Annotated[float, Form(ge=0, le=1)] = 0.75,
 ) -> V1Result:
     """Prompt-driven transformation (0 subtle, 1 strong). 2 credits."""
     return await _run_v1(
-        "image_to_image", file, {"prompt": prompt, "strength": strength}, user, resources, request
+        "image_to_image", file, {"prompt": prompt, "strength": strength}, user, resources, base_url
     )
 
 
@@ -161,13 +160,13 @@ def history(
     user: ApiKeyUser,
     session: ReadSession,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
 ) -> History:
     """The account's processing history, newest first. ``result_url`` is present while the
     result is still kept (the retention period)."""
-    base = public_base_url(request, resources).rstrip("/")
+    base = base_url.rstrip("/")
     kept_since = utcnow() - timedelta(hours=resources.settings.result_ttl_hours)
     page = list_history(session, user.id, limit=limit, offset=offset)
     return History(

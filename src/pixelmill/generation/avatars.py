@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from pixelmill.engines.avatar import GuidedAvatarParams, ReferenceAvatarParams
 from pixelmill.engines.base import EngineInputs, MultiImageEngine, PlannedImage
+from pixelmill.generation.service import AvatarJobParams
 from pixelmill.imaging import DecodedImage
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim
@@ -30,9 +31,9 @@ class AvatarKind:
     subject: str = "avatar"
 
     def plan(self, claim: Claim) -> list[PlannedImage]:
-        p = claim.params
-        prompt = str(p.get("prompt") or "")
-        if p.get("generation_type") == "reference":
+        p = claim.typed(AvatarJobParams)
+        prompt = p.prompt or ""
+        if p.generation_type == "reference":
             image = self.load_input(claim.input_key)
             reference = ReferenceAvatarParams(
                 num_outputs=claim.count,
@@ -44,7 +45,7 @@ class AvatarKind:
             return self.reference.plan(EngineInputs(image.pixels), reference)
         guided = GuidedAvatarParams(
             prompt=prompt,
-            characteristics=p.get("characteristics"),
+            characteristics=p.characteristics,
             num_outputs=claim.count,
             seed=claim.seed,
             height=self.height,
@@ -53,11 +54,11 @@ class AvatarKind:
         return self.guided.plan(EngineInputs.none(), guided)
 
     def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
-        p = claim.params
+        p = claim.typed(AvatarJobParams)
         key = f"avatars/{uuid.uuid4().hex}.png"
         self.library_store.put(key, rendered.data, "image/png")
-        name = str(p.get("name") or rendered.label)
-        if p.get("name") and claim.count > 1:
+        name = p.name or rendered.label
+        if p.name and claim.count > 1:
             name = f"{name} {rendered.position + 1}"
         data = rendered.output.data
         library.create_avatar(
@@ -65,10 +66,10 @@ class AvatarKind:
             claim.user_id,
             name=name,
             image_key=key,
-            kind=str(p.get("generation_type") or "guided"),
+            kind=p.generation_type,
             gender=str(data.get("gender") or "unspecified"),
-            prompt=p.get("prompt"),
-            characteristics=data.get("attributes") or p.get("characteristics"),
+            prompt=p.prompt,
+            characteristics=data.get("attributes") or p.characteristics,
             landmarks=data.get("landmarks"),
             job_id=claim.job_id,
         )

@@ -5,9 +5,9 @@ Each delivered avatar is saved to the library (:mod:`pixelmill.generation.avatar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from pixelmill.categories import Category
@@ -16,15 +16,35 @@ from pixelmill.engines.avatar import GuidedAvatarParams
 from pixelmill.engines.product_photo.prompt import read_prompt
 from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
 from pixelmill.jobs import service as jobs
-from pixelmill.jobs.service import JobBackends
+from pixelmill.jobs.service import JobBackends, JobParams
 from pixelmill.library import service as library
-from pixelmill.library.images import library_url
-from pixelmill.library.schemas import AvatarOut
+from pixelmill.library.schemas import avatar_out
 from pixelmill.operations.catalog import CATALOG, Operation
 from pixelmill.storage import UrlSigner
 
 AVATAR_KIND = "avatar"
 PEOPLE_KINDS = ("product_photo", "tryon")
+
+
+class AvatarJobParams(JobParams):
+    """What an ``avatar`` job keeps for its run: the request's generation fields."""
+
+    generation_type: Literal["guided", "reference"] = "guided"
+    prompt: str | None = None
+    characteristics: dict[str, str] | None = None
+    name: str | None = None
+
+
+class PeopleJobParams(JobParams):
+    """What a ``product_photo`` or ``tryon`` job keeps for its run: its person (an avatar's
+    id, or none for a gallery model or an uploaded photo; the image; its landmarks), the
+    prompt, and the warnings shown on every poll."""
+
+    avatar_id: str | None = None
+    avatar_key: str
+    landmarks: dict[str, Any] | None = None
+    prompt: str | None = None
+    warnings: list[str] = Field(default_factory=list)
 
 
 def operation_for(generation_type: str) -> Operation:
@@ -45,12 +65,12 @@ def create_avatar_job(
     price = operation_for(body.generation_type).price(
         GuidedAvatarParams(num_outputs=body.num_outputs)
     )
-    params = {
-        "generation_type": body.generation_type,
-        "prompt": body.prompt,
-        "characteristics": body.characteristics,
-        "name": body.name,
-    }
+    params = AvatarJobParams(
+        generation_type=body.generation_type,
+        prompt=body.prompt,
+        characteristics=body.characteristics,
+        name=body.name,
+    )
     return jobs.create_job(
         session,
         backends,
@@ -71,11 +91,10 @@ def avatar_job_status(
     """The body of ``GET /api/v2/jobs/avatar/{job_id}``: the job and the avatars it saved."""
     job = jobs.get_job(session, user_id, job_id, kind=AVATAR_KIND)
     avatars = [
-        AvatarOut.from_row(a, image_url=library_url(signer, base_url, a.image_key))
-        for a in library.avatars_of_job(session, user_id, job.id)
+        avatar_out(signer, base_url, a) for a in library.avatars_of_job(session, user_id, job.id)
     ]
     status = jobs.job_status(session, signer, job, base_url)
-    generation_type = str((job.params or {}).get("generation_type", "guided"))
+    generation_type = AvatarJobParams.model_validate(job.params or {}).generation_type
     return AvatarJobStatus(**status.model_dump(), generation_type=generation_type, avatars=avatars)
 
 
@@ -109,46 +128,3 @@ def prompt_warnings(prompt: str | None) -> list[str]:
 def people_kind(category: str) -> str:
     """``tryon`` for clothing, ``product_photo`` for everything else."""
     return "tryon" if category == Category.CLOTHING else "product_photo"
-
-
-def create_people_job(
-    session: Session,
-    backends: JobBackends,
-    kind: str,
-    params: BaseModel,
-    *,
-    user_id: int,
-    count: int,
-    input_key: str,
-    category: str,
-    model: Model,
-    prompt: str | None,
-    base_url: str,
-    product_id: str | None = None,
-    webhook_url: str | None = None,
-) -> tuple[Job, int]:
-    """A ``product_photo`` or ``tryon`` job (the product and the model already read through
-    the account's scope, the engine's ``params`` already validated): the catalog's price per
-    image, reserved now. Prompt words the engines cannot use are kept as the job's
-    ``warnings`` (shown on creation and on every poll)."""
-    return jobs.create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind=kind,
-        count=count,
-        price=CATALOG[kind].price(params),
-        base_url=base_url,
-        input_key=input_key,
-        category=category,
-        params={
-            "avatar_id": model.avatar_id,
-            "avatar_key": model.image_key,
-            "landmarks": model.landmarks,
-            "prompt": prompt,
-            "own_inputs": [model.image_key] if model.own else [],
-            "warnings": prompt_warnings(prompt),
-        },
-        product_id=product_id,
-        webhook_url=webhook_url,
-    )

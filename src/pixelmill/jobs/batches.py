@@ -24,7 +24,7 @@ from pixelmill.jobs.schemas import (
     BatchProgress,
     BatchStatus,
 )
-from pixelmill.jobs.service import JobBackends, new_id, scene_price
+from pixelmill.jobs.service import JobBackends, new_id
 from pixelmill.storage import UrlSigner
 
 CANCELLED_ERROR = service.CANCELLED_ERROR
@@ -48,14 +48,16 @@ def create_batch(
     *,
     user_id: int,
     items: Sequence[BatchItem],
+    kind: str,
     per_item: int,
+    per_item_price: int,
     base_url: str,
     webhook_url: str | None,
 ) -> tuple[Batch, int]:
-    """Reserve the price of ``len(items) * per_item`` scenes, write the batch and its item
-    jobs (``pending``), dispatch them after commit. Returns the batch and the balance left."""
+    """Reserve ``len(items) * per_item_price`` (``per_item`` outputs each), write the batch
+    and its item jobs of ``kind`` (``pending``), dispatch them after commit. Returns the batch
+    and the balance left."""
     batch_id = new_id("batch")
-    per_item_price = scene_price(per_item)
     total = len(items) * per_item_price
     reservation = ledger.reserve(session, user_id, total, f"batch:{batch_id}")
     batch = Batch(
@@ -78,7 +80,7 @@ def create_batch(
         job = Job(
             id=new_id("job"),
             user_id=user_id,
-            kind="scenes",
+            kind=kind,
             status=PENDING,
             batch_id=batch_id,
             item_ref=item.ref,

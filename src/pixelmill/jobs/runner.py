@@ -26,25 +26,20 @@ from sqlalchemy.orm import Session
 
 from pixelmill.engines.base import (
     EngineError,
-    EngineInputs,
-    MultiImageEngine,
     OutputFile,
     OutputImage,
     Planned,
     PlannedFile,
-    PlannedImage,
 )
-from pixelmill.engines.scenes import ScenesParams
 from pixelmill.imaging import (
-    DecodedImage,
     ImageInputError,
     content_type,
     encode_image,
     file_extension,
 )
 from pixelmill.jobs import service
+from pixelmill.jobs.cancel import CancelToken, cancel_scope, cancelled_by
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
-from pixelmill.providers.http import CancelToken, cancel_scope, cancelled_by
 from pixelmill.storage import ObjectStorage
 
 log = logging.getLogger("pixelmill.jobs")
@@ -88,28 +83,6 @@ class JobKind(Protocol):
     def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
         """Extra rows for a delivered image, in the transaction that records it."""
         ...
-
-
-@dataclass(frozen=True)
-class ScenesKind:
-    """Scene jobs: the product placed in the registry's ``scenes`` engine's scenes."""
-
-    engine: MultiImageEngine
-    load_input: Callable[[str], DecodedImage]
-    scene_size: int
-    result_format: str = "jpeg"
-    subject: str = "product"
-
-    def plan(self, claim: Claim) -> list[PlannedImage]:
-        self.engine.load()
-        image = self.load_input(claim.input_key)
-        params = ScenesParams(
-            num_scenes=claim.count, category=claim.category, seed=claim.seed, size=self.scene_size
-        )
-        return self.engine.plan(EngineInputs(image.pixels), params)
-
-    def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
-        return None
 
 
 @dataclass(frozen=True)

@@ -13,25 +13,24 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Select, func, select, update
-from sqlalchemy.orm import Session
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import ScalarSelect, Select, delete, func, select, update
+from sqlalchemy.orm import QueryableAttribute, Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Batch, Job, JobResult, draw_number
 from pixelmill.db.session import Database
-from pixelmill.engines.scenes import ScenesParams
 from pixelmill.errors import Conflict, NotFound
 from pixelmill.jobs import lifecycle
 from pixelmill.jobs.lifecycle import CLAIMABLE, COMPLETED, FAILED, PENDING, PROCESSING, QUEUED
 from pixelmill.jobs.schemas import JobResultOut, JobStatus
-from pixelmill.operations.catalog import CATALOG
 from pixelmill.queue import TaskQueue, run_after_commit
 from pixelmill.schemas import iso
 from pixelmill.storage import ObjectStorage, UrlSigner
@@ -42,16 +41,37 @@ log = logging.getLogger("pixelmill.jobs")
 TASK = "jobs.run"
 
 
+TerminalHook = Callable[[Session, "JobBackends", Job], object]
+"""A kind's step in the transaction that ends one of its jobs (after the release and the
+``job.*`` event), e.g. the storefront settling an enrichment job."""
+
+
 @dataclass(frozen=True)
 class JobBackends:
     """What job code uses besides the caller's session: the database (a dispatch after commit
     runs its own short transaction), the queue (runs and webhook events), the signer of result
-    links, and the store of uploaded inputs (deleted once their job is terminal)."""
+    links, the store of uploaded inputs (deleted once their job is terminal) and, per job
+    kind, its :data:`TerminalHook`."""
 
     db: Database
     queue: TaskQueue
     signer: UrlSigner
     inputs: ObjectStorage
+    on_terminal: Mapping[str, TerminalHook] = field(default_factory=dict)
+
+
+class JobParams(BaseModel):
+    """A job's parameters (``jobs.params``), written on create and read back by its kind's
+    runner. Each kind declares its own subclass (validated when the job is created, read back
+    typed with :meth:`Claim.typed`); this base, which keeps unknown keys, reads the dict of a
+    kind that declares none. ``own_inputs``: uploaded files the job deletes once terminal."""
+
+    model_config = ConfigDict(extra="allow")
+
+    own_inputs: list[str] = []
+
+
+P = TypeVar("P", bound=BaseModel)
 
 
 class LostClaim(Exception):
@@ -60,11 +80,6 @@ class LostClaim(Exception):
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
-
-
-def scene_price(count: int) -> int:
-    """What ``count`` scenes cost: the catalog's price of the ``scenes`` operation."""
-    return CATALOG["scenes"].price(ScenesParams(num_scenes=count))
 
 
 def _owned_jobs(user_id: int) -> Select[Job]:
@@ -103,7 +118,7 @@ def create_job(
     base_url: str,
     input_key: str = "",
     category: str = "other",
-    params: dict[str, Any] | None = None,
+    params: JobParams | dict[str, Any] | None = None,
     product_id: str | None = None,
     webhook_url: str | None = None,
     numbered: bool = False,
@@ -111,6 +126,8 @@ def create_job(
     """Reserve ``price`` for ``count`` outputs of a job of ``kind`` and write it ``pending``;
     it is dispatched after the caller's transaction commits. ``numbered`` draws the integer id
     that some surfaces show (``jobs.number``). Returns the job and the balance left."""
+    if isinstance(params, BaseModel):
+        params = params.model_dump(mode="json")
     job_id = new_id("job")
     reservation = ledger.reserve(session, user_id, price, f"job:{job_id}")
     job = Job(
@@ -137,35 +154,6 @@ def create_job(
     return job, ledger.balance(session, user_id)
 
 
-def create_scene_job(
-    session: Session,
-    backends: JobBackends,
-    *,
-    user_id: int,
-    input_key: str,
-    count: int,
-    category: str,
-    base_url: str,
-    product_id: str | None = None,
-    webhook_url: str | None = None,
-) -> tuple[Job, int]:
-    """A ``scenes`` job: the product image ``input_key`` in ``count`` scenes, at the catalog's
-    price."""
-    return create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind="scenes",
-        count=count,
-        price=scene_price(count),
-        base_url=base_url,
-        input_key=input_key,
-        category=category,
-        product_id=product_id,
-        webhook_url=webhook_url,
-    )
-
-
 # ---- running ------------------------------------------------------------------------------
 
 
@@ -186,6 +174,10 @@ class Claim:
     params: dict[str, Any]
     unit_price: int
     done: frozenset[int]
+
+    def typed(self, model: type[P]) -> P:
+        """The job's parameters as its kind's :class:`JobParams` subclass."""
+        return model.model_validate(self.params)
 
 
 def claim(session: Session, job_id: str, lease_seconds: float) -> Claim | None:
@@ -248,15 +240,13 @@ def _renew(session: Session, claim: Claim, lease_seconds: float, **counters: Any
         raise LostClaim(claim.job_id)
 
 
-def owns(session: Session, claim: Claim) -> bool:
+def owns(session: Session, claim: Claim, lock: bool = False) -> bool:
     """Whether the run of ``claim`` still owns its job (a read: a cancel or the sweeper may
-    have moved it)."""
-    owned = session.scalar(
-        select(Job.id).where(
-            Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token
-        )
+    have moved it; ``lock`` keeps the row until the caller's transaction ends)."""
+    stmt = select(Job.id).where(
+        Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token
     )
-    return owned is not None
+    return session.scalar(stmt.with_for_update() if lock else stmt) is not None
 
 
 def heartbeat(session: Session, claim: Claim, lease_seconds: float) -> None:
@@ -372,7 +362,7 @@ def discard_input_after_commit(session: Session, inputs: ObjectStorage, job: Job
     """A job's own uploaded inputs (not a library product: its ``input_key``, and any
     ``params["own_inputs"]``, e.g. a model photo) are deleted once the job is terminal (after
     the commit: a rolled-back move keeps them for the next run)."""
-    keys = [str(k) for k in (job.params or {}).get("own_inputs", [])]
+    keys = list(JobParams.model_validate(job.params or {}).own_inputs)
     if job.product_id is None and job.input_key:
         keys.append(job.input_key)
     for key in keys:
@@ -381,8 +371,8 @@ def discard_input_after_commit(session: Session, inputs: ObjectStorage, job: Job
 
 def _after_terminal(session: Session, backends: JobBackends, job_id: str) -> None:
     """What follows a job's terminal move, in the same transaction: release its own
-    reservation and emit its event, or, for a batch item, complete the batch when it was the
-    last one."""
+    reservation, emit its event and run its kind's terminal hook, or, for a batch item,
+    complete the batch when it was the last one."""
     session.flush()
     job = session.get(Job, job_id)
     assert job is not None
@@ -408,6 +398,9 @@ def _after_terminal(session: Session, backends: JobBackends, job_id: str) -> Non
     webhooks.emit(
         session, backends.queue, job.user_id, f"job.{job.status}", payload, job.webhook_url
     )
+    hook = backends.on_terminal.get(job.kind)
+    if hook is not None:
+        hook(session, backends, job)
 
 
 def complete_batch_if_done(session: Session, backends: JobBackends, batch_id: str) -> bool:
@@ -472,6 +465,26 @@ def get_job(session: Session, user_id: int, job_id: str, kind: str | None = None
     if job is None:
         raise NotFound("Job not found")
     return job
+
+
+def find_job(session: Session, job_id: str) -> Job | None:
+    """A job by id, unscoped: for a domain whose own (account-scoped) row names the job."""
+    return session.get(Job, job_id)
+
+
+def status_of_job(job_id: QueryableAttribute[str | None]) -> ScalarSelect[str]:
+    """The status of the job ``job_id`` names, as a column of another domain's query (None
+    when there is none)."""
+    return select(Job.status).where(Job.id == job_id).scalar_subquery()
+
+
+def delete_job(session: Session, job_id: str) -> list[str]:
+    """Delete a terminal job and its result rows; returns the stored result keys (the caller
+    deletes the files after its commit)."""
+    keys = list(session.scalars(select(JobResult.key).where(JobResult.job_id == job_id)))
+    session.execute(delete(JobResult).where(JobResult.job_id == job_id))
+    session.execute(delete(Job).where(Job.id == job_id))
+    return keys
 
 
 def get_numbered_job(session: Session, user_id: int, number: int, kind: str | None = None) -> Job:

@@ -1,18 +1,12 @@
 """The jobs tasks, thin: open a session, call the service. The wiring (``pixelmill.worker``)
-binds them to their names."""
+binds them to their names (``"jobs.run"``: :meth:`pixelmill.jobs.runner.JobRunner.run`)."""
 
 from __future__ import annotations
 
-from pixelmill.jobs.runner import JobRunner
 from pixelmill.jobs.service import TASK, JobBackends
 from pixelmill.jobs.sweeper import sweep_jobs
 
 RUN = TASK
-
-
-def run_job(runner: JobRunner, job_id: str) -> str | None:
-    """``"jobs.run"``: run (or resume) one job; None when this delivery had nothing to do."""
-    return runner.run(job_id)
 
 
 def sweep(

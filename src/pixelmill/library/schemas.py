@@ -7,7 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from pixelmill.categories import LIBRARY_CATEGORIES
+from pixelmill.db.models import Avatar, Product
+from pixelmill.library.images import library_url
 from pixelmill.schemas import Schema, Timestamp
+from pixelmill.storage import UrlSigner
 
 
 class ProductCreate(BaseModel):
@@ -58,3 +61,11 @@ class AvatarOut(Schema):
 class ProductDeleted(BaseModel):
     uuid: str
     deleted: bool = True
+
+
+def product_out(signer: UrlSigner, base_url: str, product: Product) -> ProductOut:
+    return ProductOut.from_row(product, image_url=library_url(signer, base_url, product.image_key))
+
+
+def avatar_out(signer: UrlSigner, base_url: str, avatar: Avatar) -> AvatarOut:
+    return AvatarOut.from_row(avatar, image_url=library_url(signer, base_url, avatar.image_key))

@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -44,6 +45,8 @@ from pixelmill.operations.results import (
     json_safe,
 )
 from pixelmill.storage import ObjectStorage, UrlSigner
+
+T = TypeVar("T")
 
 __all__ = ["Delivery", "ImageSource", "Outcome", "Pipeline", "StoredImage", "image_error"]
 
@@ -95,6 +98,17 @@ class Pipeline:
 
     def close(self) -> None:
         self.cpu.shutdown(wait=False, cancel_futures=True)
+
+    async def run_free(
+        self, fn: Callable[..., T], *args: Any, load: tuple[ImageSource, User | None] | None = None
+    ) -> T:
+        """Run ``fn(*args)`` (CPU work nobody is charged for: a person check, a gallery draw,
+        an analysis) in the CPU pool once admitted, like a charged run; with ``load`` (an
+        input and its reader), ``fn`` gets that image's decoded pixels first."""
+        async with self.admission.slot():
+            if load is not None:
+                args = ((await self.inputs.load(*load)).pixels, *args)
+            return await asyncio.get_running_loop().run_in_executor(self.cpu, partial(fn, *args))
 
     async def run(
         self,

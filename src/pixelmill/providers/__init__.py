@@ -6,8 +6,9 @@ per-provider concurrency cap, cancellation); :mod:`.engines` puts them behind th
 protocol with the offline engine as the fallback; :mod:`.routing` reads the
 ``PIXELMILL_ROUTE_<OPERATION>`` settings (docs/backends.md)."""
 
+from pixelmill.jobs.cancel import CancelToken
 from pixelmill.providers.engines import Backends, Route, RoutedEngine
-from pixelmill.providers.http import CancelToken, HttpPolicy, ProviderFailure
+from pixelmill.providers.http import HttpPolicy, ProviderFailure
 from pixelmill.providers.routing import build_backends, parse_route, route_engines
 
 __all__ = [

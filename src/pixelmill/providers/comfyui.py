@@ -23,9 +23,9 @@ from typing import Any
 
 import httpx
 
+from pixelmill.jobs.cancel import CancelToken
 from pixelmill.providers.http import (
     Cancelled,
-    CancelToken,
     HttpPolicy,
     ProviderFailure,
     ProviderHttp,

@@ -41,14 +41,9 @@ from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.video import VideoBackend
 from pixelmill.errors import ProviderError
 from pixelmill.imaging import ImageInputError, ImageLimits, decode_image, encode_image
+from pixelmill.jobs.cancel import CancelToken, scoped_cancel
 from pixelmill.providers.comfyui import ComfyUIProvider
-from pixelmill.providers.http import (
-    MAX_OUTPUT_BYTES,
-    Cancelled,
-    CancelToken,
-    ProviderFailure,
-    scoped_cancel,
-)
+from pixelmill.providers.http import MAX_OUTPUT_BYTES, Cancelled, ProviderFailure
 from pixelmill.providers.openai import OpenAIProvider, schema_hint
 from pixelmill.providers.replicate import ReplicateProvider
 

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from pixelmill.jobs.cancel import CancelToken
 from pixelmill.providers.http import (
-    CancelToken,
     HttpPolicy,
     ProviderFailure,
     ProviderHttp,

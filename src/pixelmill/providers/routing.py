@@ -16,10 +16,11 @@ import httpx
 
 from pixelmill.config import Settings
 from pixelmill.engines.base import Engine
+from pixelmill.jobs.cancel import CancelToken
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.providers.comfyui import ComfyUIProvider, placeholders
 from pixelmill.providers.engines import Backends, Route, bind, engine_kind
-from pixelmill.providers.http import CancelToken, HttpPolicy
+from pixelmill.providers.http import HttpPolicy
 from pixelmill.providers.openai import OpenAIProvider
 from pixelmill.providers.replicate import ReplicateProvider, parse_model
 from pixelmill.providers.video import VIDEO_ROUTE, RoutedVideo, parse_input_template

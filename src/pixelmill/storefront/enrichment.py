@@ -32,7 +32,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
-from pixelmill.db.models import EnrichmentJob, Job
+from pixelmill.db.models import EnrichmentJob
 from pixelmill.db.session import Database
 from pixelmill.engines.base import (
     Engine,
@@ -50,7 +50,7 @@ from pixelmill.engines.product_text import TEXT_FIELDS, ProductTextParams
 from pixelmill.engines.scenes import ScenesParams
 from pixelmill.engines.upscale import UpscaleParams
 from pixelmill.imaging import ImageInputError
-from pixelmill.jobs.lifecycle import PROCESSING
+from pixelmill.jobs import service as jobs
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim
 from pixelmill.library.images import load_image
@@ -215,15 +215,6 @@ def locked_row(session: Session, job_id: str) -> EnrichmentJob | None:
     return session.scalar(
         select(EnrichmentJob).where(EnrichmentJob.job_id == job_id).with_for_update()
     )
-
-
-def _owned_by_run(session: Session, claim: Claim) -> bool:
-    job = session.scalar(
-        select(Job.id)
-        .where(Job.id == claim.job_id, Job.status == PROCESSING, Job.attempts == claim.token)
-        .with_for_update()
-    )
-    return job is not None
 
 
 # ---- the kind -----------------------------------------------------------------------------
@@ -400,7 +391,7 @@ class EnrichmentKind:
 
     def _write_failure(self, claim: Claim, index: int, item: str, reason: str) -> None:
         with self.db.transaction() as session:
-            if not _owned_by_run(session, claim):
+            if not jobs.owns(session, claim, lock=True):
                 return
             row = locked_row(session, claim.job_id)
             if row is not None:

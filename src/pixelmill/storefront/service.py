@@ -1,11 +1,12 @@
-"""The storefront domain: the activity log and enrichment jobs, per account (every read starts
-from :func:`_owned_activities` / :func:`_owned_enrichment_jobs`: another account's id is a
-404), and within an account per shop (``shop_domain``).
+"""The storefront's enrichment jobs, per account (every read starts from
+:func:`_owned_enrichment_jobs`: another account's id is a 404), and within an account per shop
+(``shop_domain``); the activity log is :mod:`pixelmill.storefront.activities`.
 
 A server-run enrichment job is a ``jobs`` row of kind ``enrichment`` (status, reservation,
-delivered files: :mod:`pixelmill.jobs`) plus its ``enrichment_jobs`` row (the products'
-states, the counters). When the job ends, :func:`settle` (once) fails what was never run, logs
-the activity and emits ``enrichment_job.completed`` / ``.failed``. An app-run job has no
+delivered files: :mod:`pixelmill.jobs`, read through its service) plus its ``enrichment_jobs``
+row (the products' states, the counters). In the transaction that ends the job (its kind's
+terminal hook, :func:`settle_job`), :func:`settle` (once) fails what was never run, logs the
+activity and emits ``enrichment_job.completed`` / ``.failed``. An app-run job has no
 ``jobs`` row: the app moves it with PATCH and the server keeps the record (no credits).
 
 Functions take the caller's session first and never commit.
@@ -14,25 +15,25 @@ Functions take the caller's session first and never commit.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, delete, func, select, update
+from sqlalchemy import Select, and_, case, func, select, update
 from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
-from pixelmill.db.models import EnrichmentJob, Job, JobResult, StorefrontActivity, draw_number
+from pixelmill.db.models import EnrichmentJob, Job, StorefrontActivity, draw_number
 from pixelmill.errors import Conflict, InvalidInput, NotFound
 from pixelmill.jobs import service as jobs
-from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, FAILED, PROCESSING, QUEUED, TERMINAL
+from pixelmill.jobs.lifecycle import ACTIVE, FAILED, PROCESSING, QUEUED, TERMINAL
 from pixelmill.jobs.service import JobBackends
 from pixelmill.queue import run_after_commit
 from pixelmill.schemas import iso
 from pixelmill.storage import ObjectStorage, UrlSigner
+from pixelmill.storefront.activities import log_activity, text
 from pixelmill.storefront.enrichment import (
     KIND,
     fail_pending,
@@ -42,10 +43,6 @@ from pixelmill.storefront.enrichment import (
 )
 from pixelmill.storefront.schemas import (
     ActivityCreate,
-    ActivityDetail,
-    ActivityOut,
-    ActivityProductSummary,
-    ActivitySummary,
     Deleted,
     EnrichmentJobCreate,
     EnrichmentJobDetail,
@@ -65,62 +62,12 @@ APP_TRANSITIONS: dict[str, frozenset[str]] = {
 }
 
 
-def _text(value: str | None) -> str | None:
-    """Free text for a text column: NUL characters dropped (PostgreSQL refuses them)."""
-    return None if value is None else value.replace("\x00", "")
-
-
-def _owned_activities(user_id: int) -> Select[StorefrontActivity]:
-    """Every read of activities starts here."""
-    return select(StorefrontActivity).where(StorefrontActivity.user_id == user_id)
-
-
 def _owned_enrichment_jobs(user_id: int) -> Select[EnrichmentJob]:
     """Every read of enrichment jobs starts here."""
     return select(EnrichmentJob).where(EnrichmentJob.user_id == user_id)
 
 
 # ---- activities ---------------------------------------------------------------------------
-
-
-def _touches_images(activity_type: str, products: Sequence[dict[str, Any]]) -> bool:
-    if activity_type == "images":
-        return True
-    return any(
-        str(c.get("field", "")).startswith("image") for p in products for c in p.get("changes", [])
-    )
-
-
-def log_activity(
-    session: Session,
-    user_id: int,
-    *,
-    shop_domain: str,
-    activity_type: str,
-    status: str,
-    products: list[dict[str, Any]],
-    credits_used: int = 0,
-    error_message: str | None = None,
-    job_id: int | None = None,
-) -> StorefrontActivity:
-    now = utcnow()
-    row = StorefrontActivity(
-        user_id=user_id,
-        shop_domain=shop_domain,
-        activity_type=activity_type,
-        status=status,
-        products=products,
-        products_count=len(products),
-        has_images=_touches_images(activity_type, products),
-        credits_used=credits_used,
-        error_message=_text(error_message),
-        job_id=job_id,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(row)
-    session.flush()
-    return row
 
 
 def create_activity(session: Session, user_id: int, body: ActivityCreate) -> StorefrontActivity:
@@ -139,113 +86,6 @@ def create_activity(session: Session, user_id: int, body: ActivityCreate) -> Sto
         error_message=body.error_message,
         job_id=body.job_id,
     )
-
-
-def get_activity(
-    session: Session, user_id: int, activity_id: int, lock: bool = False
-) -> StorefrontActivity:
-    stmt = _owned_activities(user_id).where(StorefrontActivity.id == activity_id)
-    row = session.scalar(stmt.with_for_update() if lock else stmt)
-    if row is None:
-        raise NotFound("Activity not found")
-    return row
-
-
-def list_activities(
-    session: Session,
-    user_id: int,
-    *,
-    shop_domain: str | None,
-    activity_type: str | None,
-    status: str | None,
-    page: int,
-    per_page: int,
-) -> tuple[Sequence[StorefrontActivity], int]:
-    """Newest first; the page's rows and the total that match."""
-    stmt = _owned_activities(user_id)
-    if shop_domain:
-        stmt = stmt.where(StorefrontActivity.shop_domain == shop_domain)
-    if activity_type:
-        stmt = stmt.where(StorefrontActivity.activity_type == activity_type)
-    if status:
-        stmt = stmt.where(StorefrontActivity.status == status)
-    total = int(session.scalar(select(func.count()).select_from(stmt.subquery())) or 0)
-    rows = session.scalars(
-        stmt.order_by(StorefrontActivity.created_at.desc(), StorefrontActivity.id.desc())
-        .limit(per_page)
-        .offset((page - 1) * per_page)
-    ).all()
-    return rows, total
-
-
-def pages(total: int, per_page: int) -> int:
-    return max(1, math.ceil(total / per_page))
-
-
-def activity_summary(session: Session, user_id: int, shop_domain: str | None) -> ActivitySummary:
-    """Completed activities, the products they processed and those that touched images."""
-    owned = StorefrontActivity.user_id == user_id
-    scope: list[ColumnElement[bool]] = [owned]
-    if shop_domain:
-        scope.append(StorefrontActivity.shop_domain == shop_domain)
-    done = [*scope, StorefrontActivity.status == COMPLETED]
-    row = session.execute(
-        select(
-            func.count(),
-            func.coalesce(func.sum(StorefrontActivity.products_count), 0),
-            func.coalesce(func.sum(case((StorefrontActivity.has_images, 1), else_=0)), 0),
-            func.coalesce(func.sum(StorefrontActivity.credits_used), 0),
-        ).where(*done)
-    ).one()
-    failed = session.scalar(select(func.count()).where(*scope, StorefrontActivity.status == FAILED))
-    by_type = {
-        str(kind): int(n)
-        for kind, n in session.execute(
-            select(StorefrontActivity.activity_type, func.count())
-            .where(*done)
-            .group_by(StorefrontActivity.activity_type)
-        )
-    }
-    return ActivitySummary(
-        shop_domain=shop_domain,
-        completed_activities=int(row[0]),
-        products_processed=int(row[1]),
-        image_jobs=int(row[2]),
-        failed_activities=int(failed or 0),
-        credits_used=int(row[3]),
-        by_type=by_type,
-    )
-
-
-def update_activity(
-    session: Session, user_id: int, activity_id: int, status: str | None, error_message: str | None
-) -> StorefrontActivity:
-    """``PATCH .../activities/{id}``: the given status (any of the four: an activity is the
-    app's record), and ``error_message`` when given."""
-    row = get_activity(session, user_id, activity_id, lock=True)
-    if status is not None:
-        row.status = status
-    if error_message is not None:
-        row.error_message = _text(error_message)
-    row.updated_at = utcnow()
-    session.flush()
-    return row
-
-
-def activity_out(row: StorefrontActivity) -> ActivityOut:
-    products = [
-        ActivityProductSummary(
-            id=str(p.get("id")),
-            title=str(p.get("title") or ""),
-            fields=[str(c.get("field")) for c in p.get("changes", [])],
-        )
-        for p in row.products
-    ]
-    return ActivityOut.from_row(row, products=products)
-
-
-def activity_detail(row: StorefrontActivity) -> ActivityDetail:
-    return ActivityDetail.from_row(row)
 
 
 # ---- enrichment jobs: creating ------------------------------------------------------------
@@ -361,11 +201,12 @@ def _public_status(job_status: str, settled: bool) -> str:
     return job_status
 
 
+_job_status = jobs.status_of_job(EnrichmentJob.job_id)
 _status_expr = case(
     (EnrichmentJob.job_id.is_(None), EnrichmentJob.status),
-    (Job.status == QUEUED, "pending"),
-    (and_(Job.status.in_(TERMINAL), EnrichmentJob.settled_at.is_(None)), PROCESSING),
-    else_=func.coalesce(Job.status, EnrichmentJob.status),
+    (_job_status == QUEUED, "pending"),
+    (and_(_job_status.in_(TERMINAL), EnrichmentJob.settled_at.is_(None)), PROCESSING),
+    else_=func.coalesce(_job_status, EnrichmentJob.status),
 )
 
 
@@ -382,7 +223,7 @@ def get_enrichment_job(
 def status_of(session: Session, row: EnrichmentJob) -> tuple[str, Job | None]:
     if row.job_id is None:
         return row.status, None
-    job = session.get(Job, row.job_id)
+    job = jobs.find_job(session, row.job_id)
     if job is None:
         return row.status, None
     return _public_status(job.status, row.settled_at is not None), job
@@ -391,7 +232,7 @@ def status_of(session: Session, row: EnrichmentJob) -> tuple[str, Job | None]:
 def list_enrichment_jobs(
     session: Session, user_id: int, *, shop_domain: str | None, status: str | None, limit: int
 ) -> tuple[Sequence[EnrichmentJob], int]:
-    stmt = _owned_enrichment_jobs(user_id).outerjoin(Job, Job.id == EnrichmentJob.job_id)
+    stmt = _owned_enrichment_jobs(user_id)
     if shop_domain:
         stmt = stmt.where(EnrichmentJob.shop_domain == shop_domain)
     if status:
@@ -527,7 +368,7 @@ def settle(
         return False
     if row.run_by == "server":
         fail_pending(row, error or "not run: the job ended first")
-        job = session.get(Job, row.job_id) if row.job_id else None
+        job = jobs.find_job(session, row.job_id) if row.job_id else None
         if job is not None:
             row.credits_used = job.credits_used
         row.error_message = error or row.error_message
@@ -579,34 +420,35 @@ def settle(
 
 
 def backends_base_url(session: Session, row: EnrichmentJob) -> str:
-    job = session.get(Job, row.job_id) if row.job_id else None
+    job = jobs.find_job(session, row.job_id) if row.job_id else None
     return job.base_url if job is not None else ""
 
 
 def settle_if_done(session: Session, backends: JobBackends, row: EnrichmentJob) -> bool:
     """Settle a server-run job whose ``jobs`` row is terminal and which was not settled yet
-    (the run's own task does it right away; a job failed by the sweeper is settled by the
-    next read)."""
+    (the terminal hook does it as the job ends; this catches a job that ended before the
+    hook existed)."""
     if row.settled_at is not None or row.job_id is None:
         return False
-    job = session.get(Job, row.job_id)
+    job = jobs.find_job(session, row.job_id)
     if job is None or job.status not in TERMINAL:
         return False
     return settle(session, backends, row, job.status, job.error)
 
 
-def settle_job(session: Session, backends: JobBackends, job_id: str) -> bool:
-    """The post-run step of the ``jobs.run`` task for enrichment jobs."""
-    row = session.scalar(select(EnrichmentJob).where(EnrichmentJob.job_id == job_id))
+def settle_job(session: Session, backends: JobBackends, job: Job) -> bool:
+    """The ``enrichment`` kind's terminal hook: settle the job's row in the transaction that
+    ended the job."""
+    row = session.scalar(select(EnrichmentJob).where(EnrichmentJob.job_id == job.id))
     return False if row is None else settle_if_done(session, backends, row)
 
 
 def settle_account(session: Session, backends: JobBackends, user_id: int) -> None:
     """Settle the account's server-run jobs that ended unseen (before a list reads them)."""
     rows = session.scalars(
-        _owned_enrichment_jobs(user_id)
-        .join(Job, Job.id == EnrichmentJob.job_id)
-        .where(EnrichmentJob.settled_at.is_(None), Job.status.in_(TERMINAL))
+        _owned_enrichment_jobs(user_id).where(
+            EnrichmentJob.settled_at.is_(None), _job_status.in_(TERMINAL)
+        )
     ).all()
     for row in rows:
         settle_if_done(session, backends, row)
@@ -665,7 +507,7 @@ def update_enrichment_job(
     if patch.results_json is not None:
         row.results_json = patch.results_json
     if patch.error_message is not None:
-        row.error_message = _text(patch.error_message)
+        row.error_message = text(patch.error_message)
     row.updated_at = utcnow()
     if patch.status is not None and patch.status != current:
         row.status = patch.status
@@ -697,7 +539,7 @@ def _patch_server_job(
             f"The job is {_public_status(job.status, True) if job else status}; a server-run "
             "job can only be moved to failed (cancelled) while it is pending or processing"
         )
-    error = _text(patch.error_message) or "cancelled by the app"
+    error = text(patch.error_message) or "cancelled by the app"
     jobs.fail_job(session, backends, job.id, error)
     session.flush()
     settle(session, backends, row, FAILED, error)
@@ -718,7 +560,7 @@ def delete_enrichment_job(
     released = 0
     files: list[str] = []
     if row.job_id is not None:
-        job = session.get(Job, row.job_id)
+        job = jobs.find_job(session, row.job_id)
         if job is not None:
             if job.status in ACTIVE:
                 before = ledger.balance(session, user_id)
@@ -728,9 +570,7 @@ def delete_enrichment_job(
                 settle(session, backends, row, FAILED, CANCELLED)
             else:
                 settle_if_done(session, backends, row)
-            files = list(session.scalars(select(JobResult.key).where(JobResult.job_id == job.id)))
-            session.execute(delete(JobResult).where(JobResult.job_id == job.id))
-            session.delete(job)
+            files = jobs.delete_job(session, job.id)
     session.delete(row)
     session.flush()
     for key in files:

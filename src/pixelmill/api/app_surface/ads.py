@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import JwtUser, Res
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.library.images import SavedImage, save_image
 from pixelmill.marketing import service as marketing
@@ -117,7 +117,7 @@ async def start_asset_collection(
         resources.library_storage.delete(saved.key)
 
     return await idempotent_create(
-        request, resources.db, user, fingerprint, 202, prepare, create, discard
+        request, resources.db, user, fingerprint, 202, Closures(prepare, create, discard)
     )
 
 

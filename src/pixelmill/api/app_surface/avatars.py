@@ -13,15 +13,14 @@ from collections.abc import Callable, Sequence
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Form, Query
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from pixelmill.api.deps import JwtUser, Res
-from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.people import check_person
+from pixelmill.api.deps import BaseUrl, JwtUser, Res
 from pixelmill.db.models import Avatar
 from pixelmill.generation import studio
+from pixelmill.generation.people import check_person
 from pixelmill.generation.schemas import SavedAvatarCreated, SavedAvatarOut
 from pixelmill.imaging import DecodedImage
 from pixelmill.library import service as library
@@ -72,7 +71,7 @@ class AvatarImages(BaseModel):
 
 @router.post("/generate-guided", response_model=AvatarImages)
 async def generate_guided(
-    body: GuidedCreate, user: JwtUser, resources: Res, request: Request
+    body: GuidedCreate, user: JwtUser, resources: Res, base_url: BaseUrl
 ) -> AvatarImages:
     """``count`` flat-illustration avatars drawn from the prompt (procedural, no generative
     model; words it cannot draw are listed in ``details.unrecognised``)."""
@@ -82,7 +81,7 @@ async def generate_guided(
         {"prompt": body.prompt, "num_outputs": body.count},
         user=user,
         surface="avatars",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format="png",
     )
     return AvatarImages.of(outcome)
@@ -90,7 +89,7 @@ async def generate_guided(
 
 @router.post("/generate-from-reference", response_model=AvatarImages)
 async def generate_from_reference(
-    body: ReferenceCreate, user: JwtUser, resources: Res, request: Request
+    body: ReferenceCreate, user: JwtUser, resources: Res, base_url: BaseUrl
 ) -> AvatarImages:
     """``count`` studio avatars of the person in the photo (a photo without a person is a
     422, nothing charged)."""
@@ -100,7 +99,7 @@ async def generate_from_reference(
         {"num_outputs": body.count, "additional_details": body.additional_details},
         user=user,
         surface="avatars",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format="png",
     )
     return AvatarImages.of(outcome)
@@ -142,12 +141,11 @@ def _saved_out(
 def list_saved(
     user: JwtUser,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     include_variations: Annotated[bool, Query(description="list each one's variations")] = False,
 ) -> list[SavedAvatarOut]:
     """The account's avatars (saved here or made by ``/api/v2/generate/avatar``), newest
     first, each with the URLs of its samples; variations are nested under their parent."""
-    base_url = public_base_url(request, resources)
     with resources.db.read() as session:
         saved = studio.list_saved(session, user.id)
         numbers = {
@@ -197,7 +195,7 @@ class _SavedWithSamples:
 async def save(
     user: JwtUser,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     name: Annotated[str, Form(min_length=1, max_length=255)],
     image_url: Annotated[str, Form(description="the person photo (or a variation's image)")],
     base_model_id: Annotated[str | None, Form(max_length=255)] = None,
@@ -207,7 +205,6 @@ async def save(
 ) -> SavedAvatarCreated:
     """Save an avatar. A new avatar must show a person (else 422, nothing charged) and gets
     six studio samples for 6 credits; a variation (``parent_id``) is saved as given, free."""
-    base_url = public_base_url(request, resources)
     parent = None
     if parent_id is not None:
         with resources.db.read() as session:

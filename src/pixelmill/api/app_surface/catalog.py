@@ -9,11 +9,10 @@ import math
 from functools import partial
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from pixelmill.api.deps import JwtUser, Res
-from pixelmill.api.rendering import public_base_url
+from pixelmill.api.deps import BaseUrl, JwtUser, Res
 from pixelmill.db.models import Product
 from pixelmill.engines.silo.engine import MAX_SILOS
 from pixelmill.library import catalog
@@ -94,7 +93,7 @@ def _item(signer: UrlSigner, base_url: str, product: Product) -> CatalogProduct:
 def list_catalog(
     user: JwtUser,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     page: Annotated[int, Query(ge=1, le=10**6)] = 1,
     page_size: Annotated[int, Query(ge=1, le=100)] = 25,
     search: Annotated[
@@ -107,7 +106,6 @@ def list_catalog(
 ) -> CatalogPage:
     """The account's products (those saved with ``POST /api/v2/products``), newest first."""
     q = catalog.CatalogQuery(page, page_size, search, category, brand, status, collection_id)
-    base_url = public_base_url(request, resources)
     with resources.db.read() as session:
         rows, total = catalog.catalog_page(session, user.id, q)
         items = [_item(resources.signer, base_url, p) for p in rows]
@@ -122,7 +120,7 @@ def list_catalog(
 
 @router.post("/{product_id}/create-silo", response_model=SiloResult)
 async def create_silo(
-    product_id: ProductNumber, body: SiloCreate, user: JwtUser, resources: Res, request: Request
+    product_id: ProductNumber, body: SiloCreate, user: JwtUser, resources: Res, base_url: BaseUrl
 ) -> SiloResult:
     """``num_images`` silhouette shots of the product: the same margin on each, white and
     neutral grounds, soft contact, drop and reflected shadow variants (the product photo is
@@ -139,7 +137,7 @@ async def create_silo(
         {"num_outputs": body.num_images},
         user=user,
         surface="catalog",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
     )
     details = dict(outcome.details)
     if body.actor_id is not None or body.actor_type is not None:

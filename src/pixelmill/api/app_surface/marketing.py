@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import JwtUser, Res, publish_limits
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.credits.pricing import quick_video_price
 from pixelmill.engines.base import EngineError
@@ -126,7 +126,9 @@ async def create_video(
     def discard(key: str) -> None:
         resources.library_storage.delete(key)
 
-    return await idempotent_create(request, resources.db, user, form, 202, prepare, create, discard)
+    return await idempotent_create(
+        request, resources.db, user, form, 202, Closures(prepare, create, discard)
+    )
 
 
 @router.get("/video-status/{job_id}", response_model=VideoJobStatus)

@@ -13,13 +13,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
-from pixelmill.api.deps import JwtUser, Res, publish_limits
-from pixelmill.api.rendering import public_base_url
-from pixelmill.api.v2.people import gallery_model_person
+from pixelmill.api.deps import BaseUrl, JwtUser, Res, publish_limits
 from pixelmill.categories import SPEC_CATEGORIES, Category, from_spec, to_spec
 from pixelmill.engines.analyze import analyze_image, guess_product_category
 from pixelmill.engines.avatar import gallery_model
 from pixelmill.errors import NotFound
+from pixelmill.generation.people import gallery_model_person
 from pixelmill.generation.service import Model
 from pixelmill.library import service as library
 from pixelmill.operations.inputs import ImageSource
@@ -60,10 +59,9 @@ async def classify_product(
     words printed on the product (OCR) and whether a person wears it; without either the
     answer is ``other`` with a low confidence."""
     data = await product_image.read()
-    async with resources.pipeline.admission.slot():
-        decoded = await resources.inputs.load(ImageSource("bytes", data), user)
-        loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(resources.pipeline.cpu, analyze_image, decoded.pixels)
+    analysis = await resources.pipeline.run_free(
+        analyze_image, load=(ImageSource("bytes", data), user)
+    )
     guessed = guess_product_category(analysis)
     words = " ".join(analysis.get("text_detected", []))
     if guessed == "other":
@@ -95,6 +93,7 @@ async def generate(
     request: Request,
     user: JwtUser,
     resources: Res,
+    base_url: BaseUrl,
     product_image: Annotated[UploadFile, File(description="the garment, photographed flat")],
     model_id: Annotated[str, Form(description="a public model id or one of your avatar UUIDs")],
     model_type: Annotated[Literal["public", "user", "saved"], Form()],
@@ -133,7 +132,7 @@ async def generate(
         params,
         user=user,
         surface="tryon",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format="jpeg",
         quality=90,
         extra_inputs={"product": product},

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, Res
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.imaging import ImageInputError, check_url_allowed
 from pixelmill.marketing import service as marketing
@@ -65,7 +65,9 @@ async def create_ad_pack(
             webhook_url=webhook_url,
         )
 
-    return await idempotent_create(request, resources.db, user, body, 202, prepare, create)
+    return await idempotent_create(
+        request, resources.db, user, body, 202, Closures(prepare, create)
+    )
 
 
 @router.get("/ad-pack/{job_id}", response_model=AdPackStatus)

@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from pixelmill.api.deps import ApiKeyUser, Res
-from pixelmill.api.idempotent import idempotent_create
+from pixelmill.api.idempotent import Closures, idempotent_create
 from pixelmill.api.rendering import public_base_url
 from pixelmill.errors import InvalidInput
 from pixelmill.library.images import save_image
@@ -68,7 +68,9 @@ async def generate_video(
     def discard(prepared: tuple[str | None, str]) -> None:
         resources.library_storage.delete(prepared[1])
 
-    return await idempotent_create(request, resources.db, user, body, 202, prepare, create, discard)
+    return await idempotent_create(
+        request, resources.db, user, body, 202, Closures(prepare, create, discard)
+    )
 
 
 @router.get("/jobs/video/{job_id}", response_model=VideoJobStatus)

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from pixelmill.api.deps import ApiKeyUser, Res
-from pixelmill.api.rendering import public_base_url
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, Res
 from pixelmill.engines.analyze import AnalyzeParams
 from pixelmill.engines.background import (
     BackgroundRemovalParams,
@@ -126,7 +125,7 @@ async def _run(
     body: ImageInput,
     user: ApiKeyUser,
     resources: Res,
-    request: Request,
+    base_url: str,
     *,
     extra_inputs: dict[str, ImageSource] | None = None,
 ) -> Outcome:
@@ -156,7 +155,7 @@ async def _run(
         params,
         user=user,
         surface="v2",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format=fmt,
         quality=quality,
         extra_inputs=extra_inputs,
@@ -165,72 +164,72 @@ async def _run(
 
 @router.post("/remove-background")
 async def remove_background(
-    body: RemoveBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: RemoveBackgroundRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Cut out the subject: a PNG with a transparent background by default. remove.bg's
     output controls (type, crop, size, scale, position, bg_color / bg_image, shadow, channels,
     format, presets for Amazon, Shopify and Etsy) lay it out for a listing in the same call;
     a combination that cannot be honoured is a 422 that costs nothing. 1 credit."""
-    return V2Result.from_outcome(await _run("background_removal", body, user, resources, request))
+    return V2Result.from_outcome(await _run("background_removal", body, user, resources, base_url))
 
 
 @router.post("/make-transparent")
 async def make_transparent(
-    body: MakeTransparentRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: MakeTransparentRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Make the background transparent (colour key on plain backgrounds, else the subject
     mask); PNG with alpha. Takes the cut-out controls that keep it transparent (crop, size,
     scale, position, shadow, channels, format). 1 credit."""
-    return V2Result.from_outcome(await _run("make_transparent", body, user, resources, request))
+    return V2Result.from_outcome(await _run("make_transparent", body, user, resources, base_url))
 
 
 @router.post("/upscale")
 async def upscale(
-    body: UpscaleRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: UpscaleRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Upscale 2x, 4x (1 credit) or 8x (2 credits); exactly scale × the input size.
     ``details.method`` names the method each quality level used."""
-    return V2Result.from_outcome(await _run("upscale", body, user, resources, request))
+    return V2Result.from_outcome(await _run("upscale", body, user, resources, base_url))
 
 
 @router.post("/remove-text")
 async def remove_text(
-    body: RemoveTextRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: RemoveTextRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Remove text and watermarks (OCR text detection, stroke mask, inpainting). 1 credit."""
-    return V2Result.from_outcome(await _run("text_removal", body, user, resources, request))
+    return V2Result.from_outcome(await _run("text_removal", body, user, resources, base_url))
 
 
 @router.post("/convert")
 async def convert(
-    body: ConvertRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: ConvertRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Convert to PNG, JPG or WebP (alpha flattened onto white for JPG). 1 credit."""
-    return V2Result.from_outcome(await _run("convert", body, user, resources, request))
+    return V2Result.from_outcome(await _run("convert", body, user, resources, base_url))
 
 
 @router.post("/enhance")
 async def enhance(
-    body: EnhanceRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: EnhanceRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Run several enhancement methods in parallel and return the best by a no-reference
     quality score; ``details.variants[]`` lists every variant with its ``url`` and score.
     1 credit."""
-    return V2Result.from_outcome(await _run("enhance", body, user, resources, request))
+    return V2Result.from_outcome(await _run("enhance", body, user, resources, base_url))
 
 
 @router.post("/unblur")
 async def unblur(
-    body: UnblurRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: UnblurRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Deblur: estimate the blur (none, Gaussian or motion) and undo it by TV deconvolution;
     a photo with no blur that a kernel explains comes back unchanged. 1 credit."""
-    return V2Result.from_outcome(await _run("unblur", body, user, resources, request))
+    return V2Result.from_outcome(await _run("unblur", body, user, resources, base_url))
 
 
 @router.post("/colorize")
 async def colorize(
-    body: ColorizeRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: ColorizeRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Colorize a black-and-white photo from a reference photo, a palette, or built-in
     palettes (classical colour transfer, not a learned colourizer). 1 credit."""
@@ -240,56 +239,56 @@ async def colorize(
             body.reference_image_base64, body.reference_image_url
         )
     return V2Result.from_outcome(
-        await _run("colorize", body, user, resources, request, extra_inputs=extra)
+        await _run("colorize", body, user, resources, base_url, extra_inputs=extra)
     )
 
 
 @router.post("/style-transfer")
 async def style_transfer(
-    body: StyleTransferRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: StyleTransferRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Apply one of eight looks: cinematic, anime, oil_painting, watercolor, sketch, pop_art,
     cyberpunk, vintage. 1 credit."""
-    return V2Result.from_outcome(await _run("style_transfer", body, user, resources, request))
+    return V2Result.from_outcome(await _run("style_transfer", body, user, resources, base_url))
 
 
 @router.post("/analyze")
 async def analyze(
-    body: AnalyzeRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: AnalyzeRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> AnalyzeResult:
     """Objects we can detect, colours, mood, quality, composition, text, categories,
     description and SEO alt text. 1 credit."""
-    return AnalyzeResult.from_outcome(await _run("analyze", body, user, resources, request))
+    return AnalyzeResult.from_outcome(await _run("analyze", body, user, resources, base_url))
 
 
 @router.post("/image-to-prompt")
 async def image_to_prompt(
-    body: ImageToPromptRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: ImageToPromptRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> PromptResult:
     """Prompts for general use, FLUX, Midjourney and Stable Diffusion (positive/negative),
     built from the image's analysed facts. 1 credit."""
-    return PromptResult.from_outcome(await _run("image_to_prompt", body, user, resources, request))
+    return PromptResult.from_outcome(await _run("image_to_prompt", body, user, resources, base_url))
 
 
 @router.post("/edit")
-async def edit(body: EditRequest, user: ApiKeyUser, resources: Res, request: Request) -> V2Result:
+async def edit(body: EditRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl) -> V2Result:
     """Prompt-driven edit; ``details.interpreted_as`` lists the edits applied. A prompt with
     nothing recognisable is a 422 and costs nothing. 2 credits."""
-    return V2Result.from_outcome(await _run("edit", body, user, resources, request))
+    return V2Result.from_outcome(await _run("edit", body, user, resources, base_url))
 
 
 @router.post("/image-to-image")
 async def image_to_image(
-    body: EditRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: EditRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Text-prompt transformation (the prompt-edit engine). 2 credits."""
-    return V2Result.from_outcome(await _run("image_to_image", body, user, resources, request))
+    return V2Result.from_outcome(await _run("image_to_image", body, user, resources, base_url))
 
 
 @router.post("/replace-background")
 async def replace_background(
-    body: ReplaceBackgroundRequest, user: ApiKeyUser, resources: Res, request: Request
+    body: ReplaceBackgroundRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
     """Cut out the subject and composite it onto a procedurally generated background described
     by the prompt, with a contact shadow. 2 credits."""
-    return V2Result.from_outcome(await _run("replace_background", body, user, resources, request))
+    return V2Result.from_outcome(await _run("replace_background", body, user, resources, base_url))

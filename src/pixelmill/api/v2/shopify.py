@@ -4,22 +4,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy.orm import Session
 
-from pixelmill.api.deps import ApiKeyUser, DbSession, ReadSession, Res
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, DbSession, ReadSession, Res
 from pixelmill.api.idempotent import idempotent_create
-from pixelmill.api.rendering import public_base_url
 from pixelmill.errors import InvalidInput
-from pixelmill.library import service as library
-from pixelmill.library.images import save_image
-from pixelmill.operations.inputs import ImageSource
+from pixelmill.storefront import activities
 from pixelmill.storefront import service as storefront
+from pixelmill.storefront.requests import EnrichmentRequest
 from pixelmill.storefront.schemas import (
     ActivityCreate,
     ActivityDetail,
@@ -34,8 +29,7 @@ from pixelmill.storefront.schemas import (
     Status,
     normalise_shop_domain,
 )
-from pixelmill.storefront.service import JobPatch, PreparedProduct
-from pixelmill.webhooks.registry import checked_webhook_url
+from pixelmill.storefront.service import JobPatch
 
 router = APIRouter(prefix="/api/v2/shopify", tags=["v2 storefront"])
 
@@ -62,7 +56,7 @@ def _shop(value: str | None) -> str | None:
 def create_activity(body: ActivityCreate, user: ApiKeyUser, session: DbSession) -> ActivityDetail:
     """Log an activity (an enrichment operation that completed or failed, with each product's
     changes). Answers the record with its integer ``id``."""
-    return storefront.activity_detail(storefront.create_activity(session, user.id, body))
+    return activities.activity_detail(storefront.create_activity(session, user.id, body))
 
 
 @router.get("/activities", response_model=ActivityList)
@@ -76,7 +70,7 @@ def list_activities(
     per_page: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> ActivityList:
     """Newest first, with the total that match."""
-    rows, total = storefront.list_activities(
+    rows, total = activities.list_activities(
         session,
         user.id,
         shop_domain=_shop(shop_domain),
@@ -86,11 +80,11 @@ def list_activities(
         per_page=per_page,
     )
     return ActivityList(
-        activities=[storefront.activity_out(r) for r in rows],
+        activities=[activities.activity_out(r) for r in rows],
         total=total,
         page=page,
         per_page=per_page,
-        pages=storefront.pages(total, per_page),
+        pages=activities.pages(total, per_page),
     )
 
 
@@ -99,13 +93,13 @@ def activity_summary(
     user: ApiKeyUser, session: ReadSession, shop_domain: ShopQuery = None
 ) -> ActivitySummary:
     """Completed activities, the products they processed, those that touched images."""
-    return storefront.activity_summary(session, user.id, _shop(shop_domain))
+    return activities.activity_summary(session, user.id, _shop(shop_domain))
 
 
 @router.get("/activities/{activity_id}", response_model=ActivityDetail)
 def get_activity(activity_id: ActivityId, user: ApiKeyUser, session: ReadSession) -> ActivityDetail:
     """The activity with every product's change details."""
-    return storefront.activity_detail(storefront.get_activity(session, user.id, activity_id))
+    return activities.activity_detail(activities.get_activity(session, user.id, activity_id))
 
 
 @router.patch("/activities/{activity_id}", response_model=ActivityDetail)
@@ -117,8 +111,8 @@ def update_activity(
     error_message: Annotated[str | None, Query(max_length=4000)] = None,
 ) -> ActivityDetail:
     """Set the status (and the error message)."""
-    row = storefront.update_activity(session, user.id, activity_id, status, error_message)
-    return storefront.activity_detail(row)
+    row = activities.update_activity(session, user.id, activity_id, status, error_message)
+    return activities.activity_detail(row)
 
 
 # ---- enrichment jobs ----------------------------------------------------------------------
@@ -126,85 +120,14 @@ def update_activity(
 
 @router.post("/enrichment-jobs", status_code=202, responses={202: {"model": EnrichmentJobCreated}})
 async def create_enrichment_job(
-    body: EnrichmentJobCreate, user: ApiKeyUser, resources: Res, request: Request
+    body: EnrichmentJobCreate, user: ApiKeyUser, resources: Res, base_url: BaseUrl, request: Request
 ) -> JSONResponse:
     """Start an enrichment job over the products (inline, or library products by
     ``product_uuid``): every product × enrichment is reserved at its catalog price now and
     captured when delivered; poll ``poll_url``. ``run_by=app`` records a job the app runs
     itself (free; reported with PATCH). Honours ``Idempotency-Key``."""
-    base_url = public_base_url(request, resources)
-    server = body.run_by == "server"
-    for p in body.products:
-        if p.image_url and not p.image_url.lower().startswith(("http://", "https://")):
-            raise InvalidInput(f"product {p.id}: image_url must be an http(s) URL")
-
-    async def prepare() -> tuple[str | None, dict[str, str]]:
-        webhook_url = await checked_webhook_url(body.webhook_url, resources.settings)
-        stored: dict[str, str] = {}
-        if server:
-            try:
-                for p in body.products:
-                    if p.image_base64:
-                        saved = await save_image(
-                            resources.inputs,
-                            resources.library_storage,
-                            ImageSource("base64", p.image_base64),
-                            user,
-                            "inputs",
-                            f"enrich-{uuid.uuid4().hex}",
-                        )
-                        stored[p.id] = saved.key
-            except Exception:
-                await asyncio.to_thread(_discard, (None, stored))
-                raise
-        return webhook_url, stored
-
-    def _discard(prepared: tuple[str | None, dict[str, str]]) -> None:
-        for key in prepared[1].values():
-            resources.library_storage.delete(key)
-
-    def create(
-        session: Session, prepared: tuple[str | None, dict[str, str]]
-    ) -> EnrichmentJobCreated:
-        webhook_url, stored = prepared
-        products: list[PreparedProduct] = []
-        for p in body.products:
-            title, kind, value, category = p.title or "", None, None, "other"
-            if p.product_uuid:
-                saved = library.get_product(session, user.id, p.product_uuid)
-                title = p.title or saved.name
-                kind, value, category = "stored", saved.image_key, saved.category
-            elif p.id in stored:
-                kind, value = "stored", stored[p.id]
-            elif p.image_url:
-                kind, value = "url", p.image_url
-            products.append(
-                PreparedProduct(p.id, title, p.description, list(p.tags), kind, value, category)
-            )
-        row, remaining = storefront.create_enrichment_job(
-            session,
-            resources.jobs,
-            body,
-            products,
-            user_id=user.id,
-            base_url=base_url,
-            webhook_url=webhook_url,
-            max_bytes=resources.inputs.max_bytes_for(user),
-            own_inputs=list(stored.values()),
-        )
-        return EnrichmentJobCreated(
-            job_id=row.id,
-            status=row.status,
-            run_by=row.run_by,
-            products_total=row.products_total,
-            credits_reserved=row.credits_reserved,
-            credits_remaining=remaining,
-            poll_url=storefront.poll_url(base_url, row.id),
-        )
-
-    return await idempotent_create(
-        request, resources.db, user, body, 202, prepare, create, _discard
-    )
+    create = EnrichmentRequest(resources, user, base_url, body=body)
+    return await idempotent_create(request, resources.db, user, body, 202, create)
 
 
 @router.get("/enrichment-jobs", response_model=EnrichmentJobList)
@@ -212,7 +135,7 @@ def list_enrichment_jobs(
     user: ApiKeyUser,
     session: DbSession,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     shop_domain: ShopQuery = None,
     status: Status | None = None,
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
@@ -222,7 +145,6 @@ def list_enrichment_jobs(
     rows, total = storefront.list_enrichment_jobs(
         session, user.id, shop_domain=_shop(shop_domain), status=status, limit=limit
     )
-    base_url = public_base_url(request, resources)
     return EnrichmentJobList(
         jobs=[storefront.job_out(session, r, base_url) for r in rows], total=total, limit=limit
     )
@@ -230,12 +152,11 @@ def list_enrichment_jobs(
 
 @router.get("/enrichment-jobs/{job_id}", response_model=EnrichmentJobDetail)
 def get_enrichment_job(
-    job_id: JobNumber, user: ApiKeyUser, session: DbSession, resources: Res, request: Request
+    job_id: JobNumber, user: ApiKeyUser, session: DbSession, resources: Res, base_url: BaseUrl
 ) -> EnrichmentJobDetail:
     """Status, counters and every product's results (fresh signed image URLs)."""
     row = storefront.get_enrichment_job(session, user.id, job_id)
     storefront.settle_if_done(session, resources.jobs, row)
-    base_url = public_base_url(request, resources)
     return storefront.job_detail(session, resources.signer, row, base_url)
 
 
@@ -245,7 +166,7 @@ def update_enrichment_job(
     user: ApiKeyUser,
     session: DbSession,
     resources: Res,
-    request: Request,
+    base_url: BaseUrl,
     status: Status | None = None,
     products_completed: Count = None,
     products_failed: Count = None,
@@ -260,7 +181,6 @@ def update_enrichment_job(
         status, products_completed, products_failed, credits_used, results_json, error_message
     )
     row = storefront.update_enrichment_job(session, resources.jobs, user.id, job_id, patch)
-    base_url = public_base_url(request, resources)
     return storefront.job_detail(session, resources.signer, row, base_url)
 
 

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from sqlalchemy.orm import Session
 
-from pixelmill.api.deps import ApiKeyUser, DbSession, Res
+from pixelmill.api.deps import ApiKeyUser, DbSession, ReadSession, Res
 from pixelmill.db.models import WebhookAttempt, WebhookDelivery
 from pixelmill.webhooks import log, registry
 from pixelmill.webhooks.schemas import (
@@ -46,11 +46,10 @@ async def create_webhook(body: WebhookCreate, user: ApiKeyUser, resources: Res) 
 
 
 @router.get("/webhooks", response_model=list[WebhookOut], response_model_exclude_none=True)
-def list_webhooks(user: ApiKeyUser, resources: Res) -> list[WebhookOut]:
+def list_webhooks(user: ApiKeyUser, session: ReadSession) -> list[WebhookOut]:
     """The account's webhooks (secrets are not shown)."""
-    with resources.db.read() as session:
-        endpoints = registry.list_endpoints(session, user.id)
-        return [WebhookOut.model_validate(e).model_copy(update={"secret": None}) for e in endpoints]
+    endpoints = registry.list_endpoints(session, user.id)
+    return [WebhookOut.model_validate(e).model_copy(update={"secret": None}) for e in endpoints]
 
 
 @router.delete("/webhooks/{webhook_id}", response_model=Deleted)
@@ -80,17 +79,16 @@ async def signing_secret(user: ApiKeyUser, resources: Res) -> SigningSecret:
 @router.get("/webhooks/deliveries", response_model=DeliveryList)
 def list_deliveries(
     user: ApiKeyUser,
-    resources: Res,
+    session: ReadSession,
     status: Annotated[str | None, Query(pattern="^(pending|delivered|failed)$")] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=10**6)] = 0,
 ) -> DeliveryList:
     """The delivery log: webhook messages sent for the account (to registered endpoints and
     per-request ``webhook_url``s), newest first, each with its attempts."""
-    with resources.db.read() as session:
-        rows = log.list_deliveries(session, user.id, status=status, limit=limit, offset=offset)
-        attempts = log.attempts_of(session, [d.id for d in rows])
-        out = [_delivery_out(d, attempts[d.id]) for d in rows]
+    rows = log.list_deliveries(session, user.id, status=status, limit=limit, offset=offset)
+    attempts = log.attempts_of(session, [d.id for d in rows])
+    out = [_delivery_out(d, attempts[d.id]) for d in rows]
     return DeliveryList(deliveries=out, limit=limit, offset=offset)
 
 
@@ -98,9 +96,8 @@ def list_deliveries(
 def get_delivery(
     delivery_id: Annotated[str, Path(max_length=64, pattern="^[A-Za-z0-9_-]+$")],
     user: ApiKeyUser,
-    resources: Res,
+    session: ReadSession,
 ) -> DeliveryOut:
     """One delivery and its attempts (404 for another account's)."""
-    with resources.db.read() as session:
-        delivery = log.get_delivery(session, user.id, delivery_id)
-        return _delivery_out(delivery, log.attempts_of(session, [delivery.id])[delivery.id])
+    delivery = log.get_delivery(session, user.id, delivery_id)
+    return _delivery_out(delivery, log.attempts_of(session, [delivery.id])[delivery.id])

@@ -1,0 +1,90 @@
+"""Creating a job is a domain call: each async domain exposes one request object per create
+endpoint, built by the handler from the typed body and handed to the idempotent create
+(``api/idempotent.py``), which calls :meth:`JobRequest.prepare` (the slow work outside any
+transaction: the webhook URL check, fetching, decoding and storing images), then
+:meth:`JobRequest.create` in the transaction that also stores the response, and
+:meth:`JobRequest.discard` when the create refused (a 404, a 402...): what ``prepare`` stored
+goes. :class:`JobRequestBase` holds what they share."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from pixelmill.config import Settings
+from pixelmill.db.models import User
+from pixelmill.engines.base import Engine
+from pixelmill.jobs.service import JobBackends
+from pixelmill.library.images import SavedImage, save_image
+from pixelmill.operations.inputs import ImageSource, InputReader
+from pixelmill.operations.pipeline import Pipeline
+from pixelmill.queue import TaskQueue
+from pixelmill.storage import ObjectStorage
+from pixelmill.webhooks.registry import checked_webhook_url
+
+
+class JobRequest(Protocol):
+    """A domain's create request."""
+
+    async def prepare(self) -> None:
+        """The slow, transaction-free work: URL checks, fetching, decoding, storing images."""
+        ...
+
+    def create(self, session: Session) -> BaseModel:
+        """Write the rows (reserve, the job, ...) in the transaction that also stores the
+        response; raises to refuse (a 404, a 402...)."""
+        ...
+
+    def discard(self) -> None:
+        """After a refused create: remove what :meth:`prepare` stored."""
+        ...
+
+
+class Backends(Protocol):
+    """What generation's services and job requests use of the server's resources (the
+    wiring's ``Resources`` is one)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def inputs(self) -> InputReader: ...
+    @property
+    def library_storage(self) -> ObjectStorage: ...
+    @property
+    def jobs(self) -> JobBackends: ...
+    @property
+    def engines(self) -> Mapping[str, Engine]: ...
+    @property
+    def pipeline(self) -> Pipeline: ...
+    @property
+    def queue(self) -> TaskQueue: ...
+
+
+@dataclass
+class JobRequestBase:
+    """What every job request holds: the server's backends, the caller, the public base URL
+    of its links, and the checked ``webhook_url`` once prepared."""
+
+    backends: Backends
+    user: User
+    base_url: str
+    webhook_url: str | None = field(default=None, init=False)
+
+    async def _check_webhook(self, url: str | None) -> None:
+        self.webhook_url = await checked_webhook_url(url, self.backends.settings)
+
+    async def _save(self, source: ImageSource, folder: str, name: str | None = None) -> SavedImage:
+        b = self.backends
+        return await save_image(b.inputs, b.library_storage, source, self.user, folder, name)
+
+    def _delete(self, *keys: str) -> None:
+        for key in keys:
+            if key:
+                self.backends.library_storage.delete(key)
+
+    def discard(self) -> None:
+        return None
