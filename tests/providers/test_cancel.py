@@ -19,10 +19,16 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pixelmill.providers import CancelToken, HttpPolicy
+from pixelmill.engines.analyze.hosted import VisionAnalysis
 from pixelmill.providers.comfyui import ComfyUIProvider
-from pixelmill.providers.engines import VisionAnalysis
-from pixelmill.providers.http import Cancelled, cancel_scope, cancelled_by, scoped_cancel
+from pixelmill.providers.http import (
+    Cancelled,
+    CancelToken,
+    HttpPolicy,
+    cancel_scope,
+    cancelled_by,
+    scoped_cancel,
+)
 from pixelmill.providers.openai import OpenAIProvider
 from pixelmill.resources import Resources
 from tests.providers.conftest import RoutedApp, consistent_balance
