@@ -31,6 +31,12 @@ domain nor the infrastructure imports the wiring (``resources``, ``worker``) or 
 ENGINE_SHARED = ("base", "registry", "runtime")
 """What every capability under ``engines/`` may import besides its own folder."""
 
+HOSTED_MAY_IMPORT = ("pixelmill.providers", "pixelmill.errors")
+"""What a hosted variant (``engines/<cap>/hosted.py``, ``engines/runtime/hosted.py``) and the
+routing table (``engines/registry.py``) may import besides ``pixelmill.engines``: the provider
+transport it is handed by the wiring, and the provider error. Every other engine module imports
+only ``pixelmill.engines``."""
+
 
 @dataclass(frozen=True)
 class Import:
@@ -189,4 +195,30 @@ def test_engines_import_no_other_capabilitys_internals() -> None:
             continue
         if len(target) > 3:  # another capability's inner module
             bad.append(f"{imp.importer}:{imp.line} imports {imp.target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_engines_are_pure_and_only_hosted_variants_reach_the_provider_transport() -> None:
+    bad = []
+    for imp in all_imports():
+        parts = imp.importer.split(".")
+        if parts[:2] != ["pixelmill", "engines"] or top(imp.target) == "engines":
+            continue
+        hosted = parts[-1] == "hosted" or imp.importer == "pixelmill.engines.registry"
+        allowed = hosted and any(
+            imp.target == p or imp.target.startswith(p + ".") for p in HOSTED_MAY_IMPORT
+        )
+        if not allowed:
+            bad.append(f"{imp.importer}:{imp.line} imports {imp.target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_providers_are_transport_and_routing_only() -> None:
+    """``providers/`` knows no capability: it imports neither ``engines`` nor ``operations``
+    (what a routed capability asks is its ``engines/<cap>/hosted.py``)."""
+    bad = [
+        f"{imp.importer}:{imp.line} imports {imp.target}"
+        for imp in all_imports()
+        if top(imp.importer) == "providers" and top(imp.target) in ("engines", "operations")
+    ]
     assert not bad, "\n".join(bad)

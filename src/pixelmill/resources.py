@@ -11,15 +11,19 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import httpx
+
 from pixelmill.accounts.credentials import CredentialCache
 from pixelmill.config import Settings
 from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
-from pixelmill.engines.registry import build_engines
+from pixelmill.engines.registry import build_engines, route
+from pixelmill.engines.video import HostedVideo
 from pixelmill.jobs.service import JobBackends
+from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.inputs import InputReader
 from pixelmill.operations.pipeline import Pipeline
-from pixelmill.providers import Backends, route_engines
+from pixelmill.providers.routing import Backends, build_backends, routes_from
 from pixelmill.queue.base import BindableQueue
 from pixelmill.queue.factory import build_queue
 from pixelmill.ratelimit.limiter import RateLimiter
@@ -79,6 +83,8 @@ class Resources:
     library_storage: ObjectStorage
     providers: Backends | None = None
     """The generative backends operations are routed to (None: every operation offline)."""
+    video: HostedVideo | None = None
+    """The video job's renderer when ``PIXELMILL_ROUTE_VIDEO`` is set (None: offline)."""
     credentials: CredentialCache = field(init=False)
     """Whom recently seen API keys and access tokens belong to (``accounts/credentials.py``)."""
     jobs: JobBackends = field(init=False)
@@ -117,6 +123,25 @@ class Resources:
         self.db.dispose()
 
 
+def route_engines(
+    engines: Mapping[str, Engine],
+    settings: Settings,
+    transport: httpx.BaseTransport | None = None,
+) -> tuple[dict[str, Engine], Backends | None, HostedVideo | None]:
+    """The registry with each ``PIXELMILL_ROUTE_*`` route's hosted engine in front of its
+    offline one, the provider clients and the video job's renderer (``None`` and the registry
+    unchanged when nothing is routed); a bad route is a ``ValueError`` naming its setting."""
+    routes = routes_from(settings)
+    if not routes:
+        return dict(engines), None, None
+    backends = build_backends(settings, routes, transport)
+    engine_of = {name: op.engine for name, op in CATALOG.items()}
+    routed, video = route(
+        engines, routes, backends, settings.provider_fallback, engine_of, settings.video_input
+    )
+    return routed, backends, video
+
+
 def build_resources(settings: Settings) -> Resources:
     """Build every backend the settings ask for. Nothing runs yet: the wiring binds the tasks
     (:func:`pixelmill.worker.wire`) and the lifespan starts the maintenance thread."""
@@ -125,7 +150,7 @@ def build_resources(settings: Settings) -> Resources:
     signer = UrlSigner(settings.resolved_secret_key, settings.result_ttl_hours * 3600)
     # Operations routed to a provider (PIXELMILL_ROUTE_*) get a provider-backed engine in
     # front of their offline one; with no route the registry is unchanged.
-    engines, providers = route_engines(build_engines(settings.models_dir), settings)
+    engines, providers, video = route_engines(build_engines(settings.models_dir), settings)
     return Resources(
         settings=settings,
         db=db,
@@ -143,4 +168,5 @@ def build_resources(settings: Settings) -> Resources:
         # Library images (products, job inputs) outlive results: a store of their own.
         library_storage=build_storage(settings, "library"),
         providers=providers,
+        video=video,
     )

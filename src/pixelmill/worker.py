@@ -64,7 +64,7 @@ def job_runner(res: Resources) -> JobRunner:
     for kind in PEOPLE_KINDS:
         if CATALOG[kind].engine in res.engines:
             kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
-    video_backend = res.providers.video if res.providers is not None else None
+    video_backend = res.video
     kinds[VIDEO_KIND] = VideoKind(load_input, backend=video_backend)
     kinds[ENRICHMENT_KIND] = EnrichmentKind(
         db=res.db,

@@ -11,14 +11,21 @@ from pathlib import Path
 
 import pytest
 
+from pixelmill.cancel import CancelToken
 from pixelmill.config import Settings
+from pixelmill.engines.analyze.hosted import VisionAnalysis
 from pixelmill.engines.registry import build_engines
-from pixelmill.providers import CancelToken, HttpPolicy, ProviderFailure, parse_route, route_engines
 from pixelmill.providers.comfyui import ComfyUIProvider, substitute
-from pixelmill.providers.engines import VisionAnalysis
-from pixelmill.providers.http import Cancelled, ProviderHttp, retry_after_seconds
+from pixelmill.providers.http import (
+    Cancelled,
+    HttpPolicy,
+    ProviderFailure,
+    ProviderHttp,
+    retry_after_seconds,
+)
 from pixelmill.providers.openai import OpenAIProvider
 from pixelmill.providers.replicate import ReplicateProvider
+from pixelmill.resources import route_engines
 from tests.providers.fakes import output_png, serve
 
 FAST = HttpPolicy(timeout=2.0, max_attempts=3, concurrency=2, backoff_base=0.01, backoff_max=0.05)
@@ -136,8 +143,8 @@ def test_the_concurrency_cap_holds_callers() -> None:
 
 def test_no_route_leaves_the_registry_unchanged(tmp_path: Path) -> None:
     engines = build_engines()
-    routed, backends = route_engines(engines, Settings(data_dir=tmp_path))
-    assert backends is None
+    routed, backends, video = route_engines(engines, Settings(data_dir=tmp_path))
+    assert backends is None and video is None
     assert routed == engines and all(routed[k] is engines[k] for k in engines)
 
 
@@ -148,8 +155,8 @@ def test_route_variables_from_the_environment(
     monkeypatch.setenv("PIXELMILL_PROVIDER_FALLBACK", "error")
     settings = Settings(data_dir=tmp_path)
     assert settings.routes == {"image_to_image": "openai:gpt-image-1"}
-    routed, backends = route_engines(build_engines(), settings)
-    assert backends is not None
+    routed, backends, video = route_engines(build_engines(), settings)
+    assert backends is not None and video is None
     assert routed["image_to_image"].name == "edit"  # the offline engine's name and Params
     assert routed["image_to_image"].Params is routed["edit"].Params
     assert routed["edit"] is not routed["image_to_image"]
@@ -167,9 +174,12 @@ def test_route_variables_from_the_environment(
         ("upscale", "replicate:no-slash", "owner/model"),
     ],
 )
-def test_bad_routes_are_refused_at_startup(operation: str, spec: str, message: str) -> None:
+def test_bad_routes_are_refused_at_startup(
+    operation: str, spec: str, message: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path, routes={operation: spec})
     with pytest.raises(ValueError, match=message):
-        parse_route(operation, spec)
+        route_engines(build_engines(), settings)
 
 
 def test_a_provider_route_needs_its_settings(tmp_path: Path) -> None:

@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pixelmill.jobs.cancel import cancel_scope, cancelled_by, scoped_cancel
-from pixelmill.providers import CancelToken, HttpPolicy
+from pixelmill.cancel import CancelToken, cancel_scope, cancelled_by, scoped_cancel
+from pixelmill.engines.analyze.hosted import VisionAnalysis
 from pixelmill.providers.comfyui import ComfyUIProvider
-from pixelmill.providers.engines import VisionAnalysis
-from pixelmill.providers.http import Cancelled
+from pixelmill.providers.http import Cancelled, HttpPolicy
 from pixelmill.providers.openai import OpenAIProvider
 from pixelmill.resources import Resources
 from tests.providers.conftest import RoutedApp

@@ -19,9 +19,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from pixelmill.config import Settings
+from pixelmill.engines.registry import build_engines
 from pixelmill.engines.video.encode import ffmpeg_exe
-from pixelmill.providers import parse_route
-from pixelmill.providers.video import mp4_info, parse_input_template
+from pixelmill.engines.video.hosted import mp4_info, parse_input_template
+from pixelmill.providers.routing import parse_route
+from pixelmill.resources import route_engines
 from tests.marketing.test_ad_http import _poll, shop
 from tests.marketing.test_video_jobs import fetch, wait_video
 from tests.providers.conftest import RoutedApp
@@ -78,10 +81,11 @@ def test_mp4_info_reads_duration_and_size(provider_mp4: bytes) -> None:
             mp4_info(bad)
 
 
-def test_video_routes_and_templates_are_checked() -> None:
+def test_video_routes_and_templates_are_checked(tmp_path: Path) -> None:
     assert parse_route("video", ROUTE).model.startswith("cjwbw/sadtalker:")
+    settings = Settings(data_dir=tmp_path, routes={"video": "openai:sora-2"})
     with pytest.raises(ValueError, match="video can be routed to replicate, not openai"):
-        parse_route("video", "openai:sora-2")
+        route_engines(build_engines(), settings)
     assert parse_input_template(None) == {"image": "{{image}}", "audio": "{{audio}}"}
     assert parse_input_template(json.dumps(TEMPLATE)) == TEMPLATE
     for bad, message in [

@@ -3,10 +3,12 @@ first use (``load()`` is idempotent and locked), so building the registry is che
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pixelmill.engines.ads import AdEngine
 from pixelmill.engines.analyze import AnalyzeEngine
+from pixelmill.engines.analyze.hosted import AnalyzeHosted
 from pixelmill.engines.avatar import GuidedAvatarEngine, ReferenceAvatarEngine
 from pixelmill.engines.background import BackgroundRemovalEngine, MakeTransparentEngine
 from pixelmill.engines.base import Engine
@@ -14,17 +16,25 @@ from pixelmill.engines.colorize import ColorizeEngine
 from pixelmill.engines.convert import ConvertEngine
 from pixelmill.engines.deblur import UnblurEngine
 from pixelmill.engines.edit import EditEngine
+from pixelmill.engines.edit.hosted import EditHosted
 from pixelmill.engines.enhance import EnhanceEngine
 from pixelmill.engines.product_photo import ProductPhotoEngine
 from pixelmill.engines.product_text import ProductTextEngine
+from pixelmill.engines.product_text.hosted import ProductTextHosted
 from pixelmill.engines.prompt import ImageToPromptEngine
+from pixelmill.engines.prompt.hosted import PromptHosted
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
+from pixelmill.engines.replace_background.hosted import ReplaceBackgroundHosted
+from pixelmill.engines.runtime.hosted import Hosted, HostedEngine, HostedImage, bind
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.silo import SiloEngine
 from pixelmill.engines.style import StyleTransferEngine
 from pixelmill.engines.text_removal import TextRemovalEngine
 from pixelmill.engines.tryon import TryOnEngine
+from pixelmill.engines.tryon.hosted import TryOnHosted
 from pixelmill.engines.upscale import UpscaleEngine
+from pixelmill.engines.video.hosted import VIDEO_ROUTE, HostedVideo
+from pixelmill.providers.routing import Backends, Fallback, Route, check_route
 
 
 def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
@@ -54,3 +64,60 @@ def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
         ProductTextEngine(),
     ]
     return {e.name: e for e in engines}
+
+
+HOSTED: dict[str, type[Hosted]] = {
+    "analyze": AnalyzeHosted,
+    "image_to_prompt": PromptHosted,
+    "edit": EditHosted,
+    "image_to_image": EditHosted,
+    "replace_background": ReplaceBackgroundHosted,
+    "tryon": TryOnHosted,
+    "product_text": ProductTextHosted,
+    "background_removal": HostedImage,
+    "make_transparent": HostedImage,
+    "upscale": HostedImage,
+    "colorize": HostedImage,
+    "unblur": HostedImage,
+    "enhance": HostedImage,
+    "text_removal": HostedImage,
+    "style_transfer": HostedImage,
+    VIDEO_ROUTE: HostedVideo,
+}
+"""The routing table: operation -> its capability's hosted variant (``engines/<cap>/hosted.py``).
+One line makes an operation routable (``PIXELMILL_ROUTE_<OPERATION>``)."""
+
+
+def route(
+    engines: Mapping[str, Engine],
+    routes: list[Route],
+    backends: Backends,
+    fallback: Fallback,
+    engine_of: Mapping[str, str],
+    video_input: str | None = None,
+) -> tuple[dict[str, Engine], HostedVideo | None]:
+    """``engines`` with each route's hosted engine in front of its operation's offline engine
+    (``engine_of``: from the catalog), under the *operation's* name (``image_to_image`` may be
+    routed apart from ``edit``; ``operations.params.engine_for`` looks that name up first), and
+    the video job's renderer. A route that cannot run is a ``ValueError`` naming its setting."""
+    routed, video = dict(engines), None
+    for r in routes:
+        kind = HOSTED.get(r.operation)
+        if kind is None and r.operation not in engine_of:
+            raise ValueError(f"{r.setting}: there is no operation named {r.operation}")
+        if kind is None:
+            raise ValueError(f"{r.setting}: {r.operation} cannot be routed to a provider")
+        if r.provider not in kind.providers:
+            raise ValueError(
+                f"{r.setting}: {r.operation} can be routed to {', '.join(kind.providers)}, "
+                f"not {r.provider}"
+            )
+        check_route(r, backends, kind.workflow_inputs)
+        if kind is HostedVideo:
+            video = HostedVideo(r, backends, fallback, video_input)
+        elif issubclass(kind, HostedEngine):
+            inner = engines.get(engine_of[r.operation])
+            if inner is None:
+                raise ValueError(f"{r.operation} has no offline engine on this server")
+            routed[r.operation] = bind(kind, inner, r, backends, fallback)
+    return routed, video

@@ -24,6 +24,7 @@ from typing import Protocol
 
 from sqlalchemy.orm import Session
 
+from pixelmill.cancel import CancelToken, cancel_scope, cancelled_by
 from pixelmill.engines.base import (
     EngineError,
     OutputFile,
@@ -38,7 +39,6 @@ from pixelmill.imaging import (
     file_extension,
 )
 from pixelmill.jobs import service
-from pixelmill.jobs.cancel import CancelToken, cancel_scope, cancelled_by
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
 from pixelmill.storage import ObjectStorage
 

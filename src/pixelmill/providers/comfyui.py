@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from pixelmill.jobs.cancel import CancelToken
+from pixelmill.cancel import CancelToken
 from pixelmill.providers.http import (
     Cancelled,
     HttpPolicy,

@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx
@@ -33,7 +34,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from pixelmill.jobs.cancel import CancelToken, WorkCancelled
+from pixelmill.cancel import CancelToken, WorkCancelled
 
 log = logging.getLogger("pixelmill.providers")
 
@@ -150,28 +151,22 @@ class ProviderHttp:
         if self.base_url.scheme not in ("http", "https") or not self.base_url.host:
             raise ValueError(f"{provider}: the base URL must be http(s)://host[:port]/...")
         timeout = httpx.Timeout(self.policy.timeout, connect=self.policy.connect_timeout)
-        self._client = httpx.Client(
-            headers=dict(headers or {}),
+        client = partial(
+            httpx.Client,
             timeout=timeout,
             follow_redirects=False,
             trust_env=False,
             transport=transport,
         )
+        self._client = client(headers=dict(headers or {}))
         # Long calls that a cancel must be able to abort while they are in flight: no
         # keep-alive, so every request opens its own connection, whose socket a cancel shuts
         # down (the provider sees the connection close; OpenAI-compatible servers stop work).
-        self._abortable = httpx.Client(
-            headers=dict(headers or {}),
-            timeout=timeout,
-            follow_redirects=False,
-            trust_env=False,
-            transport=transport,
-            limits=httpx.Limits(max_keepalive_connections=0),
+        self._abortable = client(
+            headers=dict(headers or {}), limits=httpx.Limits(max_keepalive_connections=0)
         )
         # Output downloads from a delivery host (replicate.delivery) get no credentials.
-        self._plain = httpx.Client(
-            timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
-        )
+        self._plain = client()
         self._output_hosts = tuple(h.lower() for h in output_hosts)
         self._secrets = tuple(
             v.split(" ", 1)[-1] for k, v in (headers or {}).items() if k.lower() == "authorization"
@@ -199,6 +194,16 @@ class ProviderHttp:
         finally:
             self._slots.release()
 
+    def _retrying(self, cancel: CancelToken | None) -> Retrying:
+        """Tries on :class:`RetryableFailure`, waiting between them (cancellable)."""
+        return Retrying(
+            stop=stop_after_attempt(self.policy.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(lambda e: isinstance(e, RetryableFailure)),
+            sleep=lambda seconds: self._sleep(seconds, cancel),
+            reraise=True,
+        )
+
     def request(
         self,
         method: str,
@@ -214,14 +219,7 @@ class ProviderHttp:
         of ``cancel`` while the request is in flight closes its connection at once
         (:class:`Cancelled`) instead of waiting for the answer."""
         url = path_or_url if isinstance(path_or_url, httpx.URL) else self.url(path_or_url)
-        retrying = Retrying(
-            stop=stop_after_attempt(self.policy.max_attempts),
-            wait=self._wait,
-            retry=retry_if_exception(lambda e: isinstance(e, RetryableFailure)),
-            sleep=lambda seconds: self._sleep(seconds, cancel),
-            reraise=True,
-        )
-        for attempt in retrying:
+        for attempt in self._retrying(cancel):
             with attempt:
                 if cancel is not None and cancel.cancelled:
                     raise Cancelled(self.provider)
@@ -346,14 +344,7 @@ class ProviderHttp:
         client = self._client if same_host else self._plain
         if cancel is not None and cancel.cancelled:
             raise Cancelled(self.provider)
-        retrying = Retrying(
-            stop=stop_after_attempt(self.policy.max_attempts),
-            wait=self._wait,
-            retry=retry_if_exception(lambda e: isinstance(e, RetryableFailure)),
-            sleep=lambda seconds: self._sleep(seconds, cancel),
-            reraise=True,
-        )
-        for attempt in retrying:
+        for attempt in self._retrying(cancel):
             with attempt:
                 response = self._send(client, "GET", parsed)
                 if len(response.content) > MAX_OUTPUT_BYTES:

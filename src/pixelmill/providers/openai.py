@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from pixelmill.jobs.cancel import CancelToken
+from pixelmill.cancel import CancelToken
 from pixelmill.providers.http import (
     HttpPolicy,
     ProviderFailure,
@@ -41,8 +41,8 @@ def _strip_fences(text: str) -> str:
 
 
 class OpenAIProvider:
-    """``chat_json`` for vision-language work, ``edit_image`` and ``generate_image`` for the
-    images API. Thread-safe (one ``httpx.Client`` shared by every worker thread)."""
+    """``chat_json`` for vision-language work, ``edit_image`` for the images API.
+    Thread-safe (one ``httpx.Client`` shared by every worker thread)."""
 
     name = NAME
 
@@ -137,26 +137,6 @@ class OpenAIProvider:
         with self.http.slot(cancel):
             response = self.http.request(
                 "POST", "images/edits", data=data, files=files, cancel=cancel, abortable=True
-            )
-            return self._first_image(response, cancel)
-
-    def generate_image(
-        self,
-        model: str,
-        prompt: str,
-        *,
-        size: str | None = None,
-        cancel: CancelToken | None = None,
-    ) -> bytes:
-        """``POST images/generations`` (JSON); the first image of the answer, as bytes."""
-        body: dict[str, Any] = {"model": model, "prompt": prompt, "n": 1}
-        if size:
-            body["size"] = size
-        if model.startswith("dall-e"):
-            body["response_format"] = "b64_json"
-        with self.http.slot(cancel):
-            response = self.http.request(
-                "POST", "images/generations", json=body, cancel=cancel, abortable=True
             )
             return self._first_image(response, cancel)
 

@@ -2,7 +2,7 @@
 ``PIXELMILL_ROUTE_VIDEO=replicate:<owner>/<model>[:<version>]``.
 
 The video job (``marketing/kinds.py``) plans as offline: the image loaded, the script written
-when there is none and spoken by the offline voice. Its render then asks :class:`RoutedVideo`,
+when there is none and spoken by the offline voice. Its render then asks :class:`HostedVideo`,
 which runs one Replicate prediction whose ``input`` is the operator's template
 (``PIXELMILL_VIDEO_INPUT``, JSON; default ``{"image": "{{image}}", "audio": "{{audio}}"}``)
 with the placeholders filled: ``{{image}}`` the picture (PNG), ``{{audio}}`` the spoken script
@@ -10,29 +10,29 @@ with the placeholders filled: ``{{image}}`` the picture (PNG), ``{{audio}}`` the
 ``{{seed}}``, ``{{duration}}`` (the speech's seconds) as values. The prediction's first output
 file must be an MP4 (its ``moov`` box read for the duration and size): it is the job's result.
 
-On failure the configured fallback decides, as for the engines: ``offline`` renders the offline
-video and says so in its details, ``error`` fails the job's video with the reason (the runner
-records the failure and the job's finish releases its credits). A cancelled job cancels the
-prediction (``POST /v1/predictions/{id}/cancel``) and renders nothing.
+On failure the shared fallback (``engines.runtime.hosted``) decides, as for every hosted
+engine: ``offline`` renders the offline video and says so in its details, ``error`` fails the
+job's video with the reason (the runner records the failure and the job's finish releases its
+credits). A cancelled job cancels the prediction (``POST /v1/predictions/{id}/cancel``) and
+renders nothing.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import struct
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pixelmill.engines.base import EngineError, ImageArray, OutputFile
+from pixelmill.engines.base import ImageArray, OutputFile
+from pixelmill.engines.runtime.hosted import Hosted
 from pixelmill.engines.speech import Speech
 from pixelmill.providers.comfyui import placeholders, substitute
-from pixelmill.providers.engines import IMAGE_SIDE, Backends, Fallback, Route, png_bytes
-from pixelmill.providers.http import Cancelled, ProviderFailure
-
-log = logging.getLogger("pixelmill.providers")
+from pixelmill.providers.http import ProviderFailure
+from pixelmill.providers.media import IMAGE_SIDE, png_bytes
+from pixelmill.providers.routing import Backends, Fallback, Route
 
 VIDEO_ROUTE = "video"
 """The route's name: ``PIXELMILL_ROUTE_VIDEO`` (the job kind and the price are ``video``)."""
@@ -125,18 +125,22 @@ def mp4_info(data: bytes) -> Mp4Info:
     return Mp4Info(round(duration, 3), width, height)
 
 
-# ---- the routed video -------------------------------------------------------------------------
+# ---- the hosted video -------------------------------------------------------------------------
 
 
-@dataclass
-class RoutedVideo:
-    """Renders a video job's MP4 through the route (see the module docstring). Satisfies
-    ``engines.video.VideoBackend``."""
+class HostedVideo(Hosted):
+    """Renders a video job's MP4 through the route (see the module docstring), or calls
+    ``offline`` (the offline renderer) when it falls back; ``template`` is
+    ``PIXELMILL_VIDEO_INPUT`` (checked here, at startup)."""
 
-    route: Route
-    backends: Backends
-    fallback: Fallback
-    template: dict[str, Any]
+    providers = ("replicate",)
+    workflow_inputs = frozenset()
+
+    def __init__(
+        self, route: Route, backends: Backends, fallback: Fallback, template: str | None
+    ) -> None:
+        super().__init__(route, backends, fallback)
+        self.template = parse_input_template(template)
 
     def render(
         self,
@@ -149,59 +153,23 @@ class RoutedVideo:
         seed: int,
         offline: Callable[[], OutputFile],
     ) -> OutputFile:
-        try:
-            return self._provider(
-                image, speech, script, aspect=aspect, subtitles=subtitles, seed=seed
-            )
-        except ProviderFailure as exc:
-            if isinstance(exc, Cancelled):
-                raise EngineError(f"the video was cancelled at {self.route.label}") from exc
-            log.warning("video: %s failed: %s", self.route.label, exc)
-            if self.fallback == "error":
-                raise EngineError(
-                    f"the video failed at its backend {self.route.label}: {exc}"
-                ) from exc
-            out = offline()
-            out.data.update(
-                method=f"{out.data.get('method', '')} (offline fallback: {self.route.label} "
-                "failed)",
-                provider="offline",
-                provider_failed={"provider": self.route.label, "error": str(exc)},
-            )
-            return out
-
-    def _provider(
-        self,
-        image: ImageArray,
-        speech: Speech,
-        script: str,
-        *,
-        aspect: str,
-        subtitles: bool,
-        seed: int,
-    ) -> OutputFile:
-        replicate = self.backends.get_replicate()
-        cancel = self.backends.token()
-        wanted = placeholders(self.template)
+        text = " ".join(script.split())
+        duration = round(speech.duration, 2)
         values: dict[str, Any] = {
-            "script": " ".join(script.split()),
+            "script": text,
             "aspect": aspect,
             "seed": seed,
-            "duration": round(speech.duration, 2),
+            "duration": duration,
         }
-        if "image" in wanted:
-            values["image"] = replicate.file_input(
-                png_bytes(image, IMAGE_SIDE), "image/png", cancel
-            )
-        if "audio" in wanted:
-            values["audio"] = replicate.file_input(speech.wav_bytes(), "audio/wav", cancel)
+        wanted = placeholders(self.template)
         started = time.perf_counter()
-        output = replicate.run(self.route.model, substitute(self.template, values), cancel)
-        data = replicate.fetch_files(output, cancel)[0]
         try:
-            info = mp4_info(data)
-        except ValueError as exc:
-            raise ProviderFailure("replicate", f"the output is not a usable MP4 ({exc})") from None
+            data, info = self._predict(image, speech, values, wanted)
+        except ProviderFailure as exc:
+            self.output_failed(exc, f"the video failed at its backend {self.route.label}")
+            out = offline()
+            out.data.update(self.fallback_details(out.data, exc))
+            return out
         sent = sorted(wanted & {"image", "audio", "script"})
         return OutputFile(
             content=data,
@@ -210,9 +178,9 @@ class RoutedVideo:
             label="video",
             data={
                 "duration_seconds": info.duration,
-                "speech_seconds": round(speech.duration, 2),
-                "script": values["script"],
-                "word_count": len(values["script"].split()),
+                "speech_seconds": duration,
+                "script": text,
+                "word_count": len(text.split()),
                 "aspect": aspect,
                 "width": info.width,
                 "height": info.height,
@@ -228,3 +196,23 @@ class RoutedVideo:
                 "timings": {"provider_s": round(time.perf_counter() - started, 3)},
             },
         )
+
+    def _predict(
+        self, image: ImageArray, speech: Speech, values: dict[str, Any], wanted: set[str]
+    ) -> tuple[bytes, Mp4Info]:
+        """One prediction of the template filled with ``values`` (and the image and the audio
+        when the template wants them); its MP4 and what it holds."""
+        replicate = self.backends.get_replicate()
+        cancel = self.backends.token()
+        if "image" in wanted:
+            values["image"] = replicate.file_input(
+                png_bytes(image, IMAGE_SIDE), "image/png", cancel
+            )
+        if "audio" in wanted:
+            values["audio"] = replicate.file_input(speech.wav_bytes(), "audio/wav", cancel)
+        output = replicate.run(self.route.model, substitute(self.template, values), cancel)
+        data = replicate.fetch_files(output, cancel)[0]
+        try:
+            return data, mp4_info(data)
+        except ValueError as exc:
+            raise ProviderFailure("replicate", f"the output is not a usable MP4 ({exc})") from None
