@@ -35,7 +35,10 @@ HOSTED_MAY_IMPORT = ("pixelmill.providers", "pixelmill.errors")
 """What a hosted variant (``engines/<cap>/hosted.py``, ``engines/runtime/hosted.py``) and the
 routing table (``engines/registry.py``) may import besides ``pixelmill.engines``: the provider
 transport it is handed by the wiring, and the provider error. Every other engine module imports
-only ``pixelmill.engines``."""
+only ``pixelmill.engines`` and the shared vocabulary below."""
+
+ENGINES_MAY_IMPORT = ("pixelmill.categories",)
+"""Leaf modules every engine may read: the product categories (one enum; it imports nothing)."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,8 @@ def test_engines_are_pure_and_only_hosted_variants_reach_the_provider_transport(
     for imp in all_imports():
         parts = imp.importer.split(".")
         if parts[:2] != ["pixelmill", "engines"] or top(imp.target) == "engines":
+            continue
+        if imp.target in ENGINES_MAY_IMPORT:
             continue
         hosted = parts[-1] == "hosted" or imp.importer == "pixelmill.engines.registry"
         allowed = hosted and any(
