@@ -11,23 +11,23 @@ import pytest
 from pydantic import ValidationError
 
 from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
+from pixelmill.engines.runtime.layers import (
+    crop_cutout,
+    decontaminate,
+    fit_box,
+    has_meaningful_alpha,
+    layer_from_cutout,
+)
 from pixelmill.engines.scenes import ScenesEngine, ScenesParams, prepare_cutout
 from pixelmill.engines.scenes.backdrops import studio_sweep
 from pixelmill.engines.scenes.catalogue import (
     CATEGORIES,
     SCENES,
     choose_scenes,
+    composite,
     render_backdrop,
     render_scene,
     scene_spec,
-)
-from pixelmill.engines.scenes.compose import (
-    composite,
-    crop_cutout,
-    decontaminate,
-    fit_box,
-    has_meaningful_alpha,
-    layer_from_cutout,
 )
 
 U8 = npt.NDArray[np.uint8]

@@ -31,7 +31,7 @@ from pixelmill.engines.base import (
     OutputImage,
     PlannedImage,
 )
-from pixelmill.engines.scenes import to_uint8
+from pixelmill.engines.runtime.layers import to_uint8
 
 METHOD = (
     "procedural flat illustration, no generative model: attributes read from the prompt "

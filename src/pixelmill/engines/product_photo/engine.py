@@ -51,14 +51,10 @@ from pixelmill.engines.product_photo.staging import (
     output_data,
     stage,
 )
+from pixelmill.engines.runtime.layers import decontaminate_image
 from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import (
-    CATEGORIES,
-    decontaminate_image,
-    normalise_category,
-    prepare_cutout,
-)
+from pixelmill.engines.scenes import CATEGORIES, normalise_category, prepare_cutout
 
 METHOD = (
     "no generative model: the person cut out of the avatar image (MediaPipe person mask "

@@ -19,7 +19,8 @@ from pixelmill.engines.base import ImageArray
 from pixelmill.engines.product_photo.person import Body, Point
 from pixelmill.engines.product_photo.prompt import Hand, Placement
 from pixelmill.engines.product_photo.staging import Figure, Grip, Prop
-from pixelmill.engines.scenes import alpha_box, normalise_category
+from pixelmill.engines.runtime.layers import alpha_box
+from pixelmill.engines.scenes import normalise_category
 
 Grasp = Literal["centre", "top"]
 

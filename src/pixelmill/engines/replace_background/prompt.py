@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pixelmill.engines.runtime.palette import Color, find_colors
+from pixelmill.engines.runtime.shadows import ShadowKind
 from pixelmill.engines.scenes import (
     SCENES,
     Backdrop,
     Painter,
     SceneSpec,
-    ShadowKind,
     linear_gradient,
     solid_color,
     studio_sweep,

@@ -24,6 +24,7 @@ from pixelmill.engines.base import (
     OutputImage,
     PlannedImage,
 )
+from pixelmill.engines.runtime.layers import has_meaningful_alpha, make_cutout
 from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
 from pixelmill.engines.scenes.catalogue import (
     CATEGORIES,
@@ -32,7 +33,6 @@ from pixelmill.engines.scenes.catalogue import (
     normalise_category,
     render_scene,
 )
-from pixelmill.engines.scenes.compose import has_meaningful_alpha, make_cutout
 
 METHOD = (
     "procedural backdrop, no generative model: product cut out ({cutout}), composited with "
