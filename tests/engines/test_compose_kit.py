@@ -13,6 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from pixelmill.engines.runtime.layers import Layer, coverage, paste, place_layer
+from pixelmill.engines.runtime.person import keep_person
 from pixelmill.engines.runtime.shadows import (
     add_drop_shadow,
     add_floor_shadow,
@@ -87,3 +88,18 @@ def test_place_layer_scales_into_the_canvas() -> None:
     assert placed.premult.shape[:2] == placed.alpha.shape
     assert float(placed.alpha.max()) > 0.99
     assert np.all(placed.premult <= placed.alpha[..., None] + 1e-6)
+
+
+def test_keep_person_threshold_is_a_parameter() -> None:
+    """The reference avatar (ratio 10) drops a detached region 50 times smaller than the
+    person; the product photo (ratio 400) keeps it, as a drawn avatar's hand."""
+    alpha = np.zeros((100, 100), np.float32)
+    alpha[10:90, 20:60] = 1.0  # the person, 3200 px, holding the anchor
+    alpha[80:88, 80:88] = 1.0  # a detached region, 64 px
+    alpha[2:4, 2:4] = 1.0  # a speck, 4 px
+    anchors = [(40.0, 50.0)]
+    strict = keep_person(alpha, anchors, 10)
+    loose = keep_person(alpha, anchors, 400)
+    assert strict[84, 84] == 0.0 and loose[84, 84] == 1.0
+    assert strict[3, 3] == 0.0 and loose[3, 3] == 0.0
+    assert strict[50, 40] == loose[50, 40] == 1.0

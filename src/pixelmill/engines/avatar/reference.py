@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field
 
 from pixelmill.engines.avatar.attributes import STOPWORDS, color_named
 from pixelmill.engines.avatar.person import Framing, Person, cut_out, find_person
-from pixelmill.engines.avatar.person import load as load_person_models
 from pixelmill.engines.base import (
     BaseEngine,
     EngineInputs,
@@ -44,6 +43,7 @@ from pixelmill.engines.runtime.layers import (
 )
 from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.palette import Color, mix
+from pixelmill.engines.runtime.person import load as load_person_models
 from pixelmill.engines.runtime.segmentation import U2NETP
 from pixelmill.engines.runtime.shadows import add_floor_shadow
 from pixelmill.engines.scenes import Backdrop, linear_gradient, studio_sweep

@@ -35,7 +35,6 @@ from pixelmill.engines.product_photo.person import (
     cut_out,
     find_avatar,
 )
-from pixelmill.engines.product_photo.person import load as load_person_models
 from pixelmill.engines.product_photo.placement import crop, free_hands, place_product, rule_for
 from pixelmill.engines.product_photo.prompt import (
     Framing,
@@ -53,6 +52,7 @@ from pixelmill.engines.product_photo.staging import (
 )
 from pixelmill.engines.runtime.layers import decontaminate_image
 from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.person import load as load_person_models
 from pixelmill.engines.runtime.segmentation import U2NETP
 from pixelmill.engines.scenes import CATEGORIES, normalise_category, prepare_cutout
 

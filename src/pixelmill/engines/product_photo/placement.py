@@ -16,10 +16,11 @@ import cv2
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.product_photo.person import Body, Point
+from pixelmill.engines.product_photo.person import Body
 from pixelmill.engines.product_photo.prompt import Hand, Placement
 from pixelmill.engines.product_photo.staging import Figure, Grip, Prop
 from pixelmill.engines.runtime.layers import alpha_box
+from pixelmill.engines.runtime.person import Point
 from pixelmill.engines.scenes import normalise_category
 
 Grasp = Literal["centre", "top"]

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.product_photo.person import Body, Mask, Point
+from pixelmill.engines.product_photo.person import Body
 from pixelmill.engines.product_photo.prompt import Framing, Hand, Placement
 from pixelmill.engines.runtime import layers
 from pixelmill.engines.runtime.layers import (
@@ -37,6 +37,7 @@ from pixelmill.engines.runtime.layers import (
     paste,
     to_uint8,
 )
+from pixelmill.engines.runtime.person import Mask, Point
 from pixelmill.engines.runtime.shadows import add_floor_shadow, shadow_on
 from pixelmill.engines.scenes import SCENES, Backdrop, normalise_category
 
