@@ -42,7 +42,8 @@ from pixelmill.engines.base import (
     PlannedFile,
     PlannedImage,
 )
-from pixelmill.engines.scenes import ScenesParams, normalise_category
+from pixelmill.engines.runtime.scenery import normalise_category
+from pixelmill.engines.scenes import ScenesParams
 from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import (
     DecodedImage,

@@ -33,6 +33,7 @@ from pixelmill.engines.base import (
     OutputImage,
     PlannedImage,
 )
+from pixelmill.engines.runtime.backdrops import Backdrop, linear_gradient, studio_sweep
 from pixelmill.engines.runtime.layers import (
     Layer,
     decontaminate_image,
@@ -46,7 +47,6 @@ from pixelmill.engines.runtime.palette import Color, mix
 from pixelmill.engines.runtime.person import load as load_person_models
 from pixelmill.engines.runtime.segmentation import U2NETP
 from pixelmill.engines.runtime.shadows import add_floor_shadow
-from pixelmill.engines.scenes import Backdrop, linear_gradient, studio_sweep
 from pixelmill.engines.style import apply_style
 
 METHOD = (

@@ -50,11 +50,11 @@ from pixelmill.engines.product_photo.staging import (
     output_data,
     stage,
 )
-from pixelmill.engines.runtime.layers import decontaminate_image
+from pixelmill.engines.runtime.layers import decontaminate_image, prepare_cutout
 from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.person import load as load_person_models
+from pixelmill.engines.runtime.scenery import CATEGORIES, normalise_category
 from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import CATEGORIES, normalise_category, prepare_cutout
 
 METHOD = (
     "no generative model: the person cut out of the avatar image (MediaPipe person mask "

@@ -21,7 +21,7 @@ from pixelmill.engines.product_photo.prompt import Hand, Placement
 from pixelmill.engines.product_photo.staging import Figure, Grip, Prop
 from pixelmill.engines.runtime.layers import alpha_box
 from pixelmill.engines.runtime.person import Point
-from pixelmill.engines.scenes import normalise_category
+from pixelmill.engines.runtime.scenery import normalise_category
 
 Grasp = Literal["centre", "top"]
 

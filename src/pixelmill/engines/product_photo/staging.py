@@ -29,6 +29,7 @@ from pixelmill.engines.base import ImageArray
 from pixelmill.engines.product_photo.person import Body
 from pixelmill.engines.product_photo.prompt import Framing, Hand, Placement
 from pixelmill.engines.runtime import layers
+from pixelmill.engines.runtime.backdrops import Backdrop
 from pixelmill.engines.runtime.layers import (
     Layer,
     coverage,
@@ -38,8 +39,8 @@ from pixelmill.engines.runtime.layers import (
     to_uint8,
 )
 from pixelmill.engines.runtime.person import Mask, Point
+from pixelmill.engines.runtime.scenery import SCENES, normalise_category
 from pixelmill.engines.runtime.shadows import add_floor_shadow, shadow_on
-from pixelmill.engines.scenes import SCENES, Backdrop, normalise_category
 
 Rgb = npt.NDArray[np.float32]
 

@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from pixelmill.engines.base import ImageArray
+from pixelmill.engines.base import EngineError, ImageArray
+from pixelmill.engines.runtime.segmentation import mask_to_alpha, salient_mask
 from pixelmill.engines.runtime.textures import Gray, Rgb
 
 Box = tuple[int, int, int, int]
@@ -127,6 +128,26 @@ def make_cutout(image: ImageArray, mask: Gray) -> ImageArray:
     fg = decontaminate(to_float(image), alpha)
     rgba = np.dstack([fg, alpha])
     return np.asarray(np.clip(rgba * 255.0 + 0.5, 0, 255), dtype=np.uint8)
+
+
+MIN_SUBJECT_FRACTION = 0.003
+"""A cut-out covering less than this share of the image is treated as "no product found"."""
+
+
+def prepare_cutout(image: ImageArray) -> tuple[ImageArray, str]:
+    """The product as an RGBA cut-out, and how it was obtained. An RGBA upload with a real
+    transparent background is used as it is; anything else is segmented with U²-Net-p and its
+    edge colours decontaminated. Raises :class:`EngineError` when no product is found."""
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
+        raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
+    if has_meaningful_alpha(image):
+        rgba, how = np.ascontiguousarray(image), "the image's own alpha channel"
+    else:
+        alpha = mask_to_alpha(salient_mask(image))
+        rgba, how = make_cutout(image[..., :3], alpha), "U²-Net-p salient-object mask"
+    if float(np.count_nonzero(rgba[..., 3] > 127)) < MIN_SUBJECT_FRACTION * rgba[..., 3].size:
+        raise EngineError("no product found in the image to place in a scene")
+    return rgba, how
 
 
 STRIP_PIXELS = 1_000_000

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime import backdrops as bd
+from pixelmill.engines.runtime.backdrops import Backdrop, Painter
 from pixelmill.engines.runtime.layers import (
     Layer,
     crop_cutout,
@@ -33,8 +35,6 @@ from pixelmill.engines.runtime.shadows import (
     add_reflection,
 )
 from pixelmill.engines.runtime.textures import Rgb
-from pixelmill.engines.scenes import backdrops as bd
-from pixelmill.engines.scenes.backdrops import Backdrop, Painter
 
 
 @dataclass(frozen=True)

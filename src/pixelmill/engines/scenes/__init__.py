@@ -1,45 +1,10 @@
-"""Product scenes: procedural backdrops, compositing (shadows, reflections, harmonisation), the
-scene catalogue and the ``scenes`` engine.
-
-What other capabilities may use is exported here: replace-background and edit composite a
-subject with the same cut-out, shadow, reflection and harmonisation code and paint the same
-backdrops; the job runner plans and renders scenes through :class:`ScenesEngine`.
+"""Product scenes: the ``scenes`` engine (a product cut out and placed in procedurally painted
+scenes). The painted backdrops, the scene catalogue and the compositing it uses are the
+runtime's (``runtime/backdrops.py``, ``runtime/scenery.py``, ``runtime/layers.py``,
+``runtime/shadows.py``), shared with the other capabilities that place a subject on a canvas;
+this package exports its engine and its parameters only.
 """
 
-from pixelmill.engines.scenes.backdrops import (
-    Backdrop,
-    Painter,
-    linear_gradient,
-    solid_color,
-    studio_sweep,
-)
-from pixelmill.engines.scenes.catalogue import (
-    CATEGORIES,
-    MAX_SCENES,
-    SCENES,
-    SceneSpec,
-    choose_scenes,
-    normalise_category,
-    render_backdrop,
-    render_scene,
-)
-from pixelmill.engines.scenes.engine import ScenesEngine, ScenesParams, prepare_cutout
+from pixelmill.engines.scenes.engine import ScenesEngine, ScenesParams
 
-__all__ = [
-    "CATEGORIES",
-    "MAX_SCENES",
-    "SCENES",
-    "Backdrop",
-    "Painter",
-    "SceneSpec",
-    "ScenesEngine",
-    "ScenesParams",
-    "choose_scenes",
-    "linear_gradient",
-    "normalise_category",
-    "prepare_cutout",
-    "render_backdrop",
-    "render_scene",
-    "solid_color",
-    "studio_sweep",
-]
+__all__ = ["ScenesEngine", "ScenesParams"]

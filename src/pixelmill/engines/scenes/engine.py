@@ -3,8 +3,9 @@
 The product is cut out (its own alpha channel when it has a meaningful one, otherwise the
 U²-Net-p salient-object mask), then composited onto ``num_scenes`` different backdrops chosen
 for its category. There is no generative model: backdrops are painted from gradients, noise and
-shapes (``backdrops.py``), which is what runs offline on a CPU in well under a second per image
-(``docs/models.md``, "Product scene photography").
+shapes (``runtime/backdrops.py``, catalogued in ``runtime/scenery.py``), which is what runs
+offline on a CPU in well under a second per image (``docs/models.md``, "Product scene
+photography").
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.base import (
@@ -24,22 +24,20 @@ from pixelmill.engines.base import (
     OutputImage,
     PlannedImage,
 )
-from pixelmill.engines.runtime.layers import has_meaningful_alpha, make_cutout
-from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
-from pixelmill.engines.scenes.catalogue import (
+from pixelmill.engines.runtime.layers import prepare_cutout
+from pixelmill.engines.runtime.scenery import (
     CATEGORIES,
     MAX_SCENES,
     choose_scenes,
     normalise_category,
     render_scene,
 )
+from pixelmill.engines.runtime.segmentation import U2NETP
 
 METHOD = (
     "procedural backdrop, no generative model: product cut out ({cutout}), composited with "
     "contact shadow, optional floor reflection and light colour harmonisation"
 )
-MIN_SUBJECT_FRACTION = 0.003
-"""A cut-out covering less than this share of the image is treated as "no product found"."""
 
 
 class ScenesParams(BaseModel):
@@ -52,22 +50,6 @@ class ScenesParams(BaseModel):
     )
     seed: int = Field(0, ge=0, le=2**32 - 1, description="varies scene order and details")
     size: int = Field(1024, ge=256, le=2048, description="side of the square output, pixels")
-
-
-def prepare_cutout(image: ImageArray) -> tuple[ImageArray, str]:
-    """The product as an RGBA cut-out, and how it was obtained. An RGBA upload with a real
-    transparent background is used as it is; anything else is segmented with U²-Net-p and its
-    edge colours decontaminated. Raises :class:`EngineError` when no product is found."""
-    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
-        raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
-    if has_meaningful_alpha(image):
-        rgba, how = np.ascontiguousarray(image), "the image's own alpha channel"
-    else:
-        alpha = mask_to_alpha(salient_mask(image))
-        rgba, how = make_cutout(image[..., :3], alpha), "U²-Net-p salient-object mask"
-    if float(np.count_nonzero(rgba[..., 3] > 127)) < MIN_SUBJECT_FRACTION * rgba[..., 3].size:
-        raise EngineError("no product found in the image to place in a scene")
-    return rgba, how
 
 
 def _scene_output(cutout: ImageArray, scene_name: str, seed: int, size: int) -> OutputImage:

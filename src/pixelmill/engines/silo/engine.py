@@ -30,11 +30,11 @@ from pixelmill.engines.runtime.layers import (
     fit_box,
     layer_from_cutout,
     paste,
+    prepare_cutout,
     to_uint8,
 )
 from pixelmill.engines.runtime.segmentation import U2NETP
 from pixelmill.engines.runtime.shadows import add_drop_shadow, add_floor_shadow, add_reflection
-from pixelmill.engines.scenes import prepare_cutout
 
 MAX_SILOS = 12
 METHOD = (

@@ -49,10 +49,10 @@ from pixelmill.engines.product_photo import (
     shrink,
     stage,
 )
-from pixelmill.engines.runtime.layers import alpha_box, decontaminate_image
+from pixelmill.engines.runtime.layers import alpha_box, decontaminate_image, prepare_cutout
 from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.scenery import normalise_category
 from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import normalise_category, prepare_cutout
 from pixelmill.engines.tryon.fit import (
     SHADE_STRENGTH,
     Placement,
