@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import cv2
 import numpy as np
@@ -26,10 +26,9 @@ from pydantic import BaseModel, Field
 from pixelmill.engines.avatar.attributes import STOPWORDS, color_named
 from pixelmill.engines.avatar.person import Framing, Person, cut_out, find_person
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineInputs,
     EngineResult,
-    ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
@@ -363,7 +362,13 @@ def render_variant(
     return OutputImage(pixels, label=variant.label, data=data)
 
 
-class ReferenceAvatarEngine(BaseEngine[ReferenceAvatarParams]):
+class _Plan(NamedTuple):
+    planned: list[PlannedImage]
+    variants: list[Variant]
+    wishes: Wishes
+
+
+class ReferenceAvatarEngine(MultiImageBaseEngine[ReferenceAvatarParams]):
     """``avatar_reference``: ``num_outputs`` studio avatar variants of the person in a photo.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` detects the person
@@ -378,17 +383,9 @@ class ReferenceAvatarEngine(BaseEngine[ReferenceAvatarParams]):
         super()._load()
         load_person_models()
 
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+    def _plan(self, inputs: EngineInputs, params: ReferenceAvatarParams) -> _Plan:
         """The variants of this call (raises ``EngineError`` when no person is found)."""
-        typed = self.typed(params)
-        self.load()
-        planned, _, _ = self._plan(inputs.image, typed)
-        return planned
-
-    def _plan(
-        self, image: ImageArray, params: ReferenceAvatarParams
-    ) -> tuple[list[PlannedImage], list[Variant], Wishes]:
-        person = find_person(image)
+        person = find_person(inputs.image)
         wishes = read_details(params.additional_details)
         variants = plan_variants(person, wishes, params.num_outputs, params.seed)
         cutout: Lazy[CutOut] = Lazy(partial(_make_cutout, person))
@@ -400,10 +397,10 @@ class ReferenceAvatarEngine(BaseEngine[ReferenceAvatarParams]):
             )
             for v in variants
         ]
-        return planned, variants, wishes
+        return _Plan(planned, variants, wishes)
 
     def _run(self, inputs: EngineInputs, params: ReferenceAvatarParams) -> EngineResult:
-        planned, variants, wishes = self._plan(inputs.image, params)
+        planned, variants, wishes = self._plan(inputs, params)
         images = [p.render() for p in planned]
         framings = sorted({v.framing for v in variants}, key=["full", "half", "head"].index)
         style = f", '{wishes.style}' look on every other variant" if wishes.style else ""

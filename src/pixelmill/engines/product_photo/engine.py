@@ -21,11 +21,11 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
     ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
@@ -233,7 +233,7 @@ class _Plan:
     landmarks_source: str
 
 
-class ProductPhotoEngine(BaseEngine[ProductPhotoParams]):
+class ProductPhotoEngine(MultiImageBaseEngine[ProductPhotoParams]):
     """``product_photo``: ``num_outputs`` photos of a product with a person.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` finds the person, cuts
@@ -248,12 +248,6 @@ class ProductPhotoEngine(BaseEngine[ProductPhotoParams]):
     def _load(self) -> None:
         super()._load()
         load_person_models()
-
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        """The outputs of this call, each rendered on demand."""
-        typed = self.typed(params)
-        self.load()
-        return self._plan(inputs, typed).planned
 
     def _plan(self, inputs: EngineInputs, params: ProductPhotoParams) -> _Plan:
         product_image = inputs.extra.get("product")

@@ -11,16 +11,16 @@ photography").
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
     ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
@@ -57,7 +57,13 @@ def _scene_output(cutout: ImageArray, scene_name: str, seed: int, size: int) -> 
     return OutputImage(render_scene(cutout, scene_name, seed, size), label=scene_name)
 
 
-class ScenesEngine(BaseEngine[ScenesParams]):
+class _Plan(NamedTuple):
+    planned: list[PlannedImage]
+    how: str
+    """How the cut-out was obtained."""
+
+
+class ScenesEngine(MultiImageBaseEngine[ScenesParams]):
     """Product-photo scenes: ``num_scenes`` images, each labelled with its scene's name.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` cuts the product out and
@@ -68,15 +74,7 @@ class ScenesEngine(BaseEngine[ScenesParams]):
     Params: ClassVar[type[BaseModel]] = ScenesParams
     models = (U2NETP,)
 
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        """The scenes of this call, each rendered on demand (raises :class:`EngineError` when
-        no product is found in the image)."""
-        typed = self.typed(params)
-        self.load()
-        planned, _ = self._plan(inputs, typed)
-        return planned
-
-    def _plan(self, inputs: EngineInputs, params: ScenesParams) -> tuple[list[PlannedImage], str]:
+    def _plan(self, inputs: EngineInputs, params: ScenesParams) -> _Plan:
         """The planned scenes and how the cut-out was obtained."""
         if params.num_scenes > MAX_SCENES:
             raise EngineError(f"at most {MAX_SCENES} scenes per call")
@@ -90,7 +88,7 @@ class ScenesEngine(BaseEngine[ScenesParams]):
             )
             for i, name in enumerate(names)
         ]
-        return planned, how
+        return _Plan(planned, how)
 
     def _run(self, inputs: EngineInputs, params: ScenesParams) -> EngineResult:
         planned, how = self._plan(inputs, params)

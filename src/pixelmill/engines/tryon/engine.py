@@ -23,11 +23,11 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
     ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
@@ -261,7 +261,7 @@ class _Plan:
     dressed: Lazy[Dressed]
 
 
-class TryOnEngine(BaseEngine[TryOnParams]):
+class TryOnEngine(MultiImageBaseEngine[TryOnParams]):
     """``tryon``: ``num_outputs`` variants of an avatar wearing a garment.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` checks the category,
@@ -278,12 +278,6 @@ class TryOnEngine(BaseEngine[TryOnParams]):
 
     def _validate(self, params: TryOnParams) -> None:
         check_category(params.category)
-
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        """The variants of this call, each rendered on demand."""
-        typed = self.typed(params)
-        self.load()
-        return self._plan(inputs, typed).planned
 
     def dress(self, inputs: EngineInputs, params: BaseModel) -> Dressed:
         """The fit alone (no backdrop): what every variant of a call shows."""
