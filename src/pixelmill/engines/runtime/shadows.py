@@ -15,7 +15,7 @@ is the light that reaches each pixel (background removal draws transparent shado
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import cv2
 import numpy as np
@@ -65,32 +65,42 @@ def subject_extent(layer: Layer, threshold: float = 0.5) -> Box | None:
     return x + layer.x, y + layer.y, w, h
 
 
-def _standing(canvas: Rgb, layer: Layer, strength: float) -> tuple[Box, Gray] | None:
-    """The subject's solid extent and silhouette when it stands on a floor inside the frame
-    (``None``: nothing to draw, its base is cut off by the bottom of the frame)."""
+class _Standing(NamedTuple):
+    x: int
+    width: int
+    height: int
+    base: int
+    """The row the subject stands on."""
+    long_side: int
+    """The canvas's long side."""
+    silhouette: Gray
+
+
+def _standing(canvas: Rgb, layer: Layer, strength: float) -> _Standing | None:
+    """Where the subject stands on a floor inside the frame, and its silhouette (``None``:
+    nothing to draw, its base is cut off by the bottom of the frame)."""
     ext = subject_extent(layer)
     if ext is None or strength <= 0:
         return None
     sx, sy, sw, sh = ext
-    if sy + sh >= canvas.shape[0] - 1:
+    ch, cw = canvas.shape[:2]
+    if sy + sh >= ch - 1:
         return None
     lx, ly = sx - layer.x, sy - layer.y
-    return ext, layer.alpha[ly : ly + sh, lx : lx + sw]
+    return _Standing(sx, sw, sh, sy + sh, max(ch, cw), layer.alpha[ly : ly + sh, lx : lx + sw])
 
 
 def cast_shadow(canvas: Rgb, layer: Layer, strength: float = 1.0) -> None:
     """The wide, pale shadow behind a subject standing on a floor, lit from the front and
     above: its silhouette flattened to 14 % of its height, stronger near the base."""
-    standing = _standing(canvas, layer, strength)
-    if standing is None:
+    at = _standing(canvas, layer, strength)
+    if at is None:
         return
-    (sx, sy, sw, sh), sil = standing
-    ch, cw = canvas.shape[:2]
-    base = sy + sh
+    sx, sw, sh, base, long_side, sil = at
     cast_h = max(2, round(sh * 0.14))
     cast = cv2.resize(sil, (sw, cast_h), interpolation=cv2.INTER_AREA)
     cast = cast * np.linspace(0.35, 1.0, cast_h, dtype=np.float32)[:, None]
-    sigma = 0.05 * sw + 0.004 * max(ch, cw)
+    sigma = 0.05 * sw + 0.004 * long_side
     pad = math.ceil(3 * sigma) + 1
     cast = soften(_padded(np.asarray(cast, np.float32), pad), sigma)
     _darken(canvas, cast, sx - pad, base - cast_h + round(0.02 * sh) - pad, 0.35 * strength)
@@ -100,19 +110,17 @@ def contact_shadow(canvas: Rgb, layer: Layer, strength: float = 1.0) -> None:
     """The tight, dark shadow where a standing subject touches the floor: the footprint (the
     bottom 6 % of the silhouette, blurred sideways) times a thin vertical Gaussian centred on
     the base line, a soft-ended ellipse just below and beside the subject."""
-    standing = _standing(canvas, layer, strength)
-    if standing is None:
+    at = _standing(canvas, layer, strength)
+    if at is None:
         return
-    (sx, sy, sw, sh), sil = standing
-    ch, cw = canvas.shape[:2]
-    base = sy + sh
+    sx, sw, sh, base, long_side, sil = at
     foot_rows = max(1, round(sh * 0.06))
     foot = sil[-foot_rows:].max(axis=0).astype(np.float32)
     sigma_x = 0.03 * sw + 0.5
     pad_c = math.ceil(3 * sigma_x) + 1
     foot = np.pad(foot, pad_c)
     foot = cv2.GaussianBlur(foot[None, :], (0, 0), sigmaX=sigma_x, sigmaY=0.1)[0]
-    half = max(1.0, 0.012 * sh + 0.001 * max(ch, cw))
+    half = max(1.0, 0.012 * sh + 0.001 * long_side)
     rows = np.arange(-math.ceil(3 * half), math.ceil(3 * half) + 1, dtype=np.float32)
     profile = np.exp(-0.5 * (rows / half) ** 2)
     contact = (profile[:, None] * foot[None, :]).astype(np.float32)
