@@ -26,8 +26,9 @@ from skimage import data
 
 from _common import ms_per_mp, print_table, resize_to_area, time_call
 from pixelmill.engines.replace_background import parse_backdrop_prompt, replace_background
+from pixelmill.engines.runtime.layers import prepare_cutout
+from pixelmill.engines.runtime.scenery import SCENES, render_scene
 from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
-from pixelmill.engines.scenes import SCENES, prepare_cutout, render_scene
 
 U8 = npt.NDArray[np.uint8]
 

@@ -160,8 +160,11 @@ class BaseEngine(ABC, Generic[P]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for base in getattr(cls, "__orig_bases__", ()):
-            if get_origin(base) is BaseEngine:
+            origin = get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, BaseEngine):
                 (model,) = get_args(base)
+                if isinstance(model, TypeVar):  # a generic base such as MultiImageBaseEngine
+                    continue
                 declared = cls.__dict__.get("Params")
                 if not (isinstance(declared, type) and issubclass(declared, model)):
                     raise TypeError(f"{cls.__name__}.Params must be {model.__name__}")
@@ -205,3 +208,28 @@ class BaseEngine(ABC, Generic[P]):
     @abstractmethod
     def _run(self, inputs: EngineInputs, params: P) -> EngineResult:
         """The engine's work, on parameters already checked to be its own model."""
+
+
+class Plan(Protocol):
+    """What a multi-image engine's ``_plan`` returns: the planned images (``planned``) and
+    whatever else its ``_run`` reports about them (a NamedTuple or a dataclass)."""
+
+    @property
+    def planned(self) -> list[PlannedImage]: ...
+
+
+class MultiImageBaseEngine(BaseEngine[P]):
+    """The base of every :class:`MultiImageEngine`: it owns :meth:`plan` (the parameters typed,
+    the models loaded, then the subclass's :meth:`_plan`), so an engine writes only ``_plan``
+    (the shared preparation, one :class:`PlannedImage` per output) and a ``_run`` built on it."""
+
+    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+        """The outputs of this call, each rendered on demand (raises :class:`EngineError`
+        when the input cannot be planned, before anything renders)."""
+        typed = self.typed(params)
+        self.load()
+        return self._plan(inputs, typed).planned
+
+    @abstractmethod
+    def _plan(self, inputs: EngineInputs, params: P) -> Plan:
+        """The shared preparation and the planned outputs, on typed parameters."""

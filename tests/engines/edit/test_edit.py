@@ -14,7 +14,7 @@ from pixelmill.engines.base import EngineError, EngineInputs
 from pixelmill.engines.edit import adjust
 from pixelmill.engines.edit.engine import EditEngine, EditParams, map_strips
 from pixelmill.engines.edit.grammar import EXAMPLES, PromptNotUnderstood, interpret
-from pixelmill.engines.scenes import STRIP_PIXELS, to_float, to_uint8_rounded
+from pixelmill.engines.runtime.layers import STRIP_PIXELS, to_float, to_uint8_rounded
 
 U8 = npt.NDArray[np.uint8]
 BoolMask = npt.NDArray[np.bool_]

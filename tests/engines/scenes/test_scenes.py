@@ -11,24 +11,25 @@ import pytest
 from pydantic import ValidationError
 
 from pixelmill.engines.base import EngineError, EngineInputs, MultiImageEngine
-from pixelmill.engines.scenes import ScenesEngine, ScenesParams, prepare_cutout
-from pixelmill.engines.scenes.backdrops import studio_sweep
-from pixelmill.engines.scenes.catalogue import (
-    CATEGORIES,
-    SCENES,
-    choose_scenes,
-    render_backdrop,
-    render_scene,
-    scene_spec,
-)
-from pixelmill.engines.scenes.compose import (
-    composite,
+from pixelmill.engines.runtime.backdrops import studio_sweep
+from pixelmill.engines.runtime.layers import (
     crop_cutout,
     decontaminate,
     fit_box,
     has_meaningful_alpha,
     layer_from_cutout,
+    prepare_cutout,
 )
+from pixelmill.engines.runtime.scenery import (
+    CATEGORIES,
+    SCENES,
+    choose_scenes,
+    composite,
+    render_backdrop,
+    render_scene,
+    scene_spec,
+)
+from pixelmill.engines.scenes import ScenesEngine, ScenesParams
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]

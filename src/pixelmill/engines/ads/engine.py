@@ -1,7 +1,7 @@
 """The ``ad`` engine: a platform ad from a product photo.
 
 The product is cut out (its own alpha when it has one, otherwise the U²-Net-p salient mask,
-through the scenes capability's :func:`~pixelmill.engines.scenes.prepare_cutout`) and laid
+through the runtime's :func:`~pixelmill.engines.runtime.layers.prepare_cutout`) and laid
 out with real type on the platform's exact canvas (``layout.py``). No generative model: the
 layout, backgrounds and colours are rules; what is claimed in ``details.method`` is what ran.
 """
@@ -14,10 +14,10 @@ from pydantic import BaseModel, Field, field_validator
 
 from pixelmill.engines.ads.layout import STYLE_NAMES, AdCopy, AdRender, render_ad
 from pixelmill.engines.ads.platforms import PLATFORMS
-from pixelmill.engines.ads.typography import check_fonts
 from pixelmill.engines.base import BaseEngine, EngineInputs, EngineResult, ImageArray, OutputImage
+from pixelmill.engines.runtime.fonts import check_fonts
+from pixelmill.engines.runtime.layers import prepare_cutout
 from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import prepare_cutout
 
 PlatformName = Literal[
     "instagram-square",

@@ -23,8 +23,8 @@ from pixelmill.engines.avatar.canvas import (
     shade,
 )
 from pixelmill.engines.avatar.canvas import Rgb as CanvasRgb
+from pixelmill.engines.runtime.backdrops import linear_gradient
 from pixelmill.engines.runtime.palette import Color, mix
-from pixelmill.engines.scenes import linear_gradient
 
 _WHITE: Color = (1.0, 1.0, 1.0)
 

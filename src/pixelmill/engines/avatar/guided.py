@@ -14,7 +14,7 @@ image whatever ``num_outputs`` is.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -25,13 +25,13 @@ from pixelmill.engines.avatar.canvas import Canvas, ellipse
 from pixelmill.engines.avatar.figure import Artist
 from pixelmill.engines.avatar.skeleton import Body, build_body
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineInputs,
     EngineResult,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
-from pixelmill.engines.scenes import to_uint8
+from pixelmill.engines.runtime.layers import to_uint8
 
 METHOD = (
     "procedural flat illustration, no generative model: attributes read from the prompt "
@@ -145,7 +145,13 @@ def _floor_shadow(canvas: Canvas, body: Body) -> None:
     canvas.darken(canvas.soft(shape, body.s(0.06)), 0.22)
 
 
-class GuidedAvatarEngine(BaseEngine[GuidedAvatarParams]):
+class _Plan(NamedTuple):
+    planned: list[PlannedImage]
+    request: Request
+    unrecognised: list[str]
+
+
+class GuidedAvatarEngine(MultiImageBaseEngine[GuidedAvatarParams]):
     """``avatar_guided``: ``num_outputs`` illustrated full-body avatars for a prompt.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` reads the prompt and
@@ -154,14 +160,8 @@ class GuidedAvatarEngine(BaseEngine[GuidedAvatarParams]):
     name: ClassVar[str] = "avatar_guided"
     Params: ClassVar[type[BaseModel]] = GuidedAvatarParams
 
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+    def _plan(self, inputs: EngineInputs, params: GuidedAvatarParams) -> _Plan:
         """One planned avatar per output (the input image is ignored)."""
-        typed = self.typed(params)
-        self.load()
-        planned, _, _ = self._plan(typed)
-        return planned
-
-    def _plan(self, params: GuidedAvatarParams) -> tuple[list[PlannedImage], Request, list[str]]:
         request, unrecognised = read_request(params.prompt, params.characteristics)
         planned = []
         for i in range(params.num_outputs):
@@ -174,10 +174,10 @@ class GuidedAvatarEngine(BaseEngine[GuidedAvatarParams]):
                     render=partial(render_avatar, look, seed, params.height),
                 )
             )
-        return planned, request, unrecognised
+        return _Plan(planned, request, unrecognised)
 
     def _run(self, inputs: EngineInputs, params: GuidedAvatarParams) -> EngineResult:
-        planned, request, unrecognised = self._plan(params)
+        planned, request, unrecognised = self._plan(inputs, params)
         images = [p.render() for p in planned]
         details: dict[str, Any] = {
             "method": METHOD,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import cv2
 import numpy as np
@@ -25,28 +25,27 @@ from pydantic import BaseModel, Field
 
 from pixelmill.engines.avatar.attributes import STOPWORDS, color_named
 from pixelmill.engines.avatar.person import Framing, Person, cut_out, find_person
-from pixelmill.engines.avatar.person import load as load_person_models
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineInputs,
     EngineResult,
-    ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
-from pixelmill.engines.runtime.lazy import Lazy
-from pixelmill.engines.runtime.palette import Color, mix
-from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import (
-    Backdrop,
+from pixelmill.engines.runtime.backdrops import Backdrop, linear_gradient, studio_sweep
+from pixelmill.engines.runtime.layers import (
     Layer,
-    add_floor_shadow,
     decontaminate_image,
-    harmony_for,
-    linear_gradient,
-    studio_sweep,
+    harmonise,
+    paste,
+    place_layer,
     to_uint8,
 )
+from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.palette import Color, mix
+from pixelmill.engines.runtime.person import load as load_person_models
+from pixelmill.engines.runtime.segmentation import U2NETP
+from pixelmill.engines.runtime.shadows import add_floor_shadow
 from pixelmill.engines.style import apply_style
 
 METHOD = (
@@ -302,23 +301,6 @@ def _frame(
     return s, ox, oy
 
 
-def _place(cut: CutOut, s: float, ox: float, oy: float, h: int, w: int) -> Layer:
-    """The cut-out scaled by ``s`` and placed at ``(ox, oy)``, cropped to the canvas, as a
-    premultiplied layer (area filter when shrinking, bicubic when enlarging)."""
-    ih, iw = cut.alpha.shape
-    x0, y0 = max(0.0, -ox / s), max(0.0, -oy / s)
-    x1, y1 = min(float(iw), (w - ox) / s), min(float(ih), (h - oy) / s)
-    ix0, iy0, ix1, iy1 = int(x0), int(y0), int(np.ceil(x1)), int(np.ceil(y1))
-    cx0, cy0 = round(ox + s * ix0), round(oy + s * iy0)
-    tw, th = max(1, round(s * (ix1 - ix0))), max(1, round(s * (iy1 - iy0)))
-    stack = np.dstack([cut.premult[iy0:iy1, ix0:ix1], cut.alpha[iy0:iy1, ix0:ix1]])
-    interp = cv2.INTER_AREA if s < 1.0 else cv2.INTER_CUBIC
-    scaled = np.asarray(cv2.resize(stack, (tw, th), interpolation=interp), dtype=np.float32)
-    alpha = np.clip(scaled[..., 3], 0.0, 1.0)
-    premult = np.clip(scaled[..., :3], 0.0, alpha[..., None])
-    return Layer(np.ascontiguousarray(premult), np.ascontiguousarray(alpha), cx0, cy0)
-
-
 def relight(layer: Layer, light: Color) -> Layer:
     """Studio re-lighting of the person: exposure moved towards a mid-tone key (gain capped
     at 0.9..1.3), a soft key light from the upper left (about ±8 %), and a warm-white rim light
@@ -346,18 +328,6 @@ def relight(layer: Layer, light: Color) -> Layer:
     return Layer(np.asarray(premult, np.float32), a, layer.x, layer.y)
 
 
-def _paste(canvas: np.ndarray[Any, np.dtype[np.float32]], layer: Layer) -> None:
-    h, w = canvas.shape[:2]
-    lh, lw = layer.alpha.shape
-    x0, y0 = max(0, layer.x), max(0, layer.y)
-    x1, y1 = min(w, layer.x + lw), min(h, layer.y + lh)
-    if x0 >= x1 or y0 >= y1:
-        return
-    sy, sx = slice(y0 - layer.y, y1 - layer.y), slice(x0 - layer.x, x1 - layer.x)
-    region = canvas[y0:y1, x0:x1]
-    canvas[y0:y1, x0:x1] = layer.premult[sy, sx] + region * (1.0 - layer.alpha[sy, sx])[..., None]
-
-
 def render_variant(
     person: Person, cutout: Lazy[CutOut], wishes: Wishes, variant: Variant, height: int
 ) -> OutputImage:
@@ -366,14 +336,12 @@ def render_variant(
     cut = cutout.get()
     s, ox, oy = _frame(person, cut.alpha, variant.framing, h, w)
     backdrop = _backdrop(variant, wishes, h, w)
-    layer = relight(_place(cut, s, ox, oy, h, w), backdrop.light)
-    harmony = harmony_for(layer, backdrop.rgb, backdrop.light, 0.15)
-    if harmony is not None:
-        layer = Layer(harmony.apply(layer.premult, layer.alpha), layer.alpha, layer.x, layer.y)
+    layer = relight(place_layer(cut.premult, cut.alpha, s, (ox, oy), (h, w)), backdrop.light)
+    layer = harmonise(layer, backdrop.rgb, backdrop.light, 0.15)
     canvas = backdrop.rgb.copy()
     if variant.framing == "full":
         add_floor_shadow(canvas, layer, 0.9)
-    _paste(canvas, layer)
+    paste(canvas, layer)
     pixels = to_uint8(canvas, np.random.default_rng([variant.seed, 13]))
     if variant.style:
         pixels = apply_style(pixels, variant.style, 0.9)
@@ -394,7 +362,13 @@ def render_variant(
     return OutputImage(pixels, label=variant.label, data=data)
 
 
-class ReferenceAvatarEngine(BaseEngine[ReferenceAvatarParams]):
+class _Plan(NamedTuple):
+    planned: list[PlannedImage]
+    variants: list[Variant]
+    wishes: Wishes
+
+
+class ReferenceAvatarEngine(MultiImageBaseEngine[ReferenceAvatarParams]):
     """``avatar_reference``: ``num_outputs`` studio avatar variants of the person in a photo.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` detects the person
@@ -409,17 +383,9 @@ class ReferenceAvatarEngine(BaseEngine[ReferenceAvatarParams]):
         super()._load()
         load_person_models()
 
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+    def _plan(self, inputs: EngineInputs, params: ReferenceAvatarParams) -> _Plan:
         """The variants of this call (raises ``EngineError`` when no person is found)."""
-        typed = self.typed(params)
-        self.load()
-        planned, _, _ = self._plan(inputs.image, typed)
-        return planned
-
-    def _plan(
-        self, image: ImageArray, params: ReferenceAvatarParams
-    ) -> tuple[list[PlannedImage], list[Variant], Wishes]:
-        person = find_person(image)
+        person = find_person(inputs.image)
         wishes = read_details(params.additional_details)
         variants = plan_variants(person, wishes, params.num_outputs, params.seed)
         cutout: Lazy[CutOut] = Lazy(partial(_make_cutout, person))
@@ -431,10 +397,10 @@ class ReferenceAvatarEngine(BaseEngine[ReferenceAvatarParams]):
             )
             for v in variants
         ]
-        return planned, variants, wishes
+        return _Plan(planned, variants, wishes)
 
     def _run(self, inputs: EngineInputs, params: ReferenceAvatarParams) -> EngineResult:
-        planned, variants, wishes = self._plan(inputs.image, params)
+        planned, variants, wishes = self._plan(inputs, params)
         images = [p.render() for p in planned]
         framings = sorted({v.framing for v in variants}, key=["full", "half", "head"].index)
         style = f", '{wishes.style}' look on every other variant" if wishes.style else ""

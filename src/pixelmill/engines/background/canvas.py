@@ -5,9 +5,9 @@ The geometry is one affine map, ``canvas = offset + k · source``, worked out fr
 box (:func:`plan_layout`); only the subject's own rectangle is resampled (premultiplied, so
 soft edges keep their colour), and only the subject's and the shadow's rectangles are blended,
 with OpenCV's vectorised arithmetic, so the options cost a fraction of the cut-out itself.
-Shadows are the scenes compositor's (``pixelmill.engines.scenes``), drawn into a transmittance
-map that either darkens the background or becomes semi-transparent black pixels of a
-transparent result.
+Shadows are the runtime's shadow family (``pixelmill.engines.runtime.shadows``), drawn into a
+transmittance map that either darkens the background or becomes semi-transparent black pixels
+of a transparent result.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import numpy.typing as npt
 
 from pixelmill.engines.background.options import CutoutSpec, Margin
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.layers import Layer
 from pixelmill.engines.runtime.segmentation import Box
-from pixelmill.engines.scenes import Layer, add_floor_shadow
+from pixelmill.engines.runtime.shadows import add_floor_shadow, floating_shadow
 
 Gray = npt.NDArray[np.float32]
 
@@ -191,7 +192,7 @@ def shadow_transmittance(placed: ImageArray, kind: str) -> tuple[Gray | None, st
         gap = max(2, round(FLOAT_GAP * h))
         if base + gap >= ch - 1:
             return None, "none: no room below the subject for a floating shadow"
-        add_floor_shadow(t, Layer(dummy, a, x, y + gap), 0.55)
+        floating_shadow(t, Layer(dummy, a, x, y), gap, 0.55)
         drawn = f"floating: a soft shadow {gap} px below the subject"
     else:
         if base >= ch - 1:

@@ -40,16 +40,16 @@ from pixelmill.engines.base import (
 from pixelmill.engines.edit import adjust
 from pixelmill.engines.edit.grammar import EditStep, PromptNotUnderstood, interpret
 from pixelmill.engines.replace_background import parse_backdrop_prompt, replace_background
-from pixelmill.engines.runtime.palette import color_of
-from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
-from pixelmill.engines.runtime.textures import Gray, Rgb
-from pixelmill.engines.scenes import (
+from pixelmill.engines.runtime.layers import (
     decontaminate_image,
     has_meaningful_alpha,
     row_strips,
     to_float,
     to_uint8_rounded,
 )
+from pixelmill.engines.runtime.palette import color_of
+from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
+from pixelmill.engines.runtime.textures import Gray, Rgb
 from pixelmill.engines.style import apply_style
 
 DEFAULT_STRENGTH = 0.75

@@ -18,7 +18,6 @@ from pixelmill.engines.product_photo.person import (
     find_avatar,
     torso_polygon,
 )
-from pixelmill.engines.product_photo.person import load as load_person_models
 from pixelmill.engines.product_photo.placement import crop, shrink
 from pixelmill.engines.product_photo.prompt import Framing, PromptReading, read_prompt
 from pixelmill.engines.product_photo.staging import (
@@ -30,6 +29,7 @@ from pixelmill.engines.product_photo.staging import (
     output_data,
     stage,
 )
+from pixelmill.engines.runtime.person import load as load_person_models
 
 __all__ = [
     "NO_PERSON",

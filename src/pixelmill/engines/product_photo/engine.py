@@ -20,12 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
+from pixelmill.categories import normalise_category
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
     ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
@@ -35,7 +36,6 @@ from pixelmill.engines.product_photo.person import (
     cut_out,
     find_avatar,
 )
-from pixelmill.engines.product_photo.person import load as load_person_models
 from pixelmill.engines.product_photo.placement import crop, free_hands, place_product, rule_for
 from pixelmill.engines.product_photo.prompt import (
     Framing,
@@ -51,14 +51,11 @@ from pixelmill.engines.product_photo.staging import (
     output_data,
     stage,
 )
+from pixelmill.engines.runtime.layers import decontaminate_image, prepare_cutout
 from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.person import load as load_person_models
+from pixelmill.engines.runtime.scenery import CATEGORIES
 from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import (
-    CATEGORIES,
-    decontaminate_image,
-    normalise_category,
-    prepare_cutout,
-)
 
 METHOD = (
     "no generative model: the person cut out of the avatar image (MediaPipe person mask "
@@ -237,7 +234,7 @@ class _Plan:
     landmarks_source: str
 
 
-class ProductPhotoEngine(BaseEngine[ProductPhotoParams]):
+class ProductPhotoEngine(MultiImageBaseEngine[ProductPhotoParams]):
     """``product_photo``: ``num_outputs`` photos of a product with a person.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` finds the person, cuts
@@ -252,12 +249,6 @@ class ProductPhotoEngine(BaseEngine[ProductPhotoParams]):
     def _load(self) -> None:
         super()._load()
         load_person_models()
-
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        """The outputs of this call, each rendered on demand."""
-        typed = self.typed(params)
-        self.load()
-        return self._plan(inputs, typed).planned
 
     def _plan(self, inputs: EngineInputs, params: ProductPhotoParams) -> _Plan:
         product_image = inputs.extra.get("product")

@@ -5,10 +5,9 @@ backdrop (studio halo, park, city, ...) whose landmarks the caller usually knows
 avatars are photos of a person on a studio sweep. Both are handled the same way:
 
 - **landmarks**: the caller's (the avatar engines return them with every image), otherwise
-  MediaPipe pose (the ``model_complexity=1`` graph inside the mediapipe 0.10.21 wheel). A photo
-  counts as showing a person when pose sees at least :data:`MIN_POSE_POINTS` landmarks, one of
-  them on the head or shoulders, or the face detector finds a face; with the caller's landmarks,
-  the person prior must cover their torso.
+  the runtime's person finder (:mod:`~pixelmill.engines.runtime.person`, MediaPipe pose). A
+  photo counts as showing a person when pose sees enough landmarks or the face detector finds a
+  face; with the caller's landmarks, the person prior must cover their torso.
 - **cut-out**: MediaPipe's person mask (the pose graph's segmentation, or selfie segmentation
   when pose sees nobody) seeds GrabCut as "probably person"/"probably background" (sure person
   where it is eroded, sure background far from it); GrabCut's colour models then find the
@@ -18,7 +17,7 @@ avatars are photos of a person on a studio sweep. Both are handled the same way:
   :data:`GRABCUT_SIDE` pixels long; the result is upsampled and snapped to the image's edges with
   a guided filter.
 
-MediaPipe graphs are not thread-safe: each is called under its own lock.
+MediaPipe graphs are not thread-safe: each is called under its own lock (the runtime's).
 """
 
 from __future__ import annotations
@@ -26,48 +25,32 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import EngineError, ImageArray
-from pixelmill.engines.runtime import mediapipe as mp
 from pixelmill.engines.runtime.faces import detect_faces
+from pixelmill.engines.runtime.person import (
+    POSE_INDEX,
+    Mask,
+    Point,
+    anchors,
+    keep_person,
+    sight,
+)
 from pixelmill.engines.runtime.segmentation import mask_to_alpha, snap_to_edges
-
-Mask = npt.NDArray[np.float32]
-Point = tuple[float, float]
 
 NO_PERSON = "no person found in the avatar image"
 
-POSE_INDEX: dict[str, int] = {
-    "nose": 0, "left_shoulder": 11, "right_shoulder": 12, "left_elbow": 13, "right_elbow": 14,
-    "left_wrist": 15, "right_wrist": 16, "left_hip": 23, "right_hip": 24, "left_knee": 25,
-    "right_knee": 26, "left_ankle": 27, "right_ankle": 28,
-}  # fmt: skip
-"""The landmarks the avatar engines report, with their MediaPipe pose indices (the subject's
-left/right: ``left_shoulder`` is on the image's right for a person facing the viewer)."""
-
-MIN_POSE_POINTS = 5
-VISIBLE = 0.5
-MAX_WORK_SIDE = 1600
-"""Avatars are analysed and cut out at most this large (long side)."""
 GRABCUT_SIDE = 480
 """GrabCut runs on the person's region scaled to at most this long side (about 0.3 s)."""
 EDGE_STEEPNESS = 2.0
 GRABCUT_SEED = 20
-
-
-POSE = mp.POSE_WITH_MASK
-SELFIE = mp.SELFIE
-
-
-def load() -> None:
-    """Build the MediaPipe graphs now (idempotent)."""
-    POSE.load()
-    SELFIE.load()
+KEEP_RATIO = 400
+"""The cut-out keeps detached regions at most this many times smaller than the person's
+(:func:`~pixelmill.engines.runtime.person.keep_person`): a drawn avatar's hands and shoes stay."""
 
 
 # --- body geometry ---------------------------------------------------------------------------
@@ -187,25 +170,6 @@ class Avatar:
         return int(self.rgb.shape[0]), int(self.rgb.shape[1])
 
 
-def working_copy(image: ImageArray) -> tuple[ImageArray, float]:
-    """The RGB image at most :data:`MAX_WORK_SIDE` on its long side, and the factor applied.
-    An RGBA avatar is flattened onto white first (its transparent parts are not person)."""
-    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
-        raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
-    if image.shape[2] == 4:
-        a = image[..., 3:4].astype(np.float32) / 255.0
-        rgb = np.asarray(image[..., :3] * a + 255.0 * (1.0 - a) + 0.5, dtype=np.uint8)
-    else:
-        rgb = image
-    h, w = rgb.shape[:2]
-    k = min(1.0, MAX_WORK_SIDE / max(h, w))
-    if k < 1.0:
-        rgb = np.asarray(
-            cv2.resize(rgb, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA), np.uint8
-        )
-    return np.ascontiguousarray(rgb, dtype=np.uint8), k
-
-
 def read_landmarks(
     given: Mapping[str, Sequence[float]], k: float, shape: tuple[int, int]
 ) -> dict[str, Point]:
@@ -224,20 +188,6 @@ def read_landmarks(
             raise EngineError(f"landmark {name!r} lies far outside the avatar image")
         out[name] = (x, y)
     return out
-
-
-def _pose_landmarks(result: Any, shape: tuple[int, int]) -> tuple[dict[str, Point], int]:
-    h, w = shape
-    if result.pose_landmarks is None:
-        return {}, 0
-    points = result.pose_landmarks.landmark
-    seen = sum(1 for p in points if p.visibility >= VISIBLE and 0 <= p.x <= 1 and 0 <= p.y <= 1)
-    found: dict[str, Point] = {}
-    for name, index in POSE_INDEX.items():
-        p = points[index]
-        if p.visibility >= VISIBLE and 0.0 <= p.x <= 1.0 and 0.0 <= p.y <= 1.0:
-            found[name] = (float(p.x * w), float(p.y * h))
-    return found, seen
 
 
 def _covers_torso(prior: Mask, landmarks: Mapping[str, Point]) -> bool:
@@ -261,26 +211,19 @@ def _covers_torso(prior: Mask, landmarks: Mapping[str, Point]) -> bool:
 
 def find_avatar(image: ImageArray, given: Mapping[str, Sequence[float]] | None) -> Avatar:
     """The person in an avatar image; raises :class:`EngineError` when there is none."""
-    rgb, k = working_copy(image)
+    seen = sight(image, NO_PERSON)
+    rgb, k = seen.rgb, seen.scale
     h, w = rgb.shape[:2]
-    if min(h, w) < 32:
-        raise EngineError(NO_PERSON)
-    result = POSE.process(rgb)
-    detected, seen = _pose_landmarks(result, (h, w))
-    upper = any(n in detected for n in ("nose", "left_shoulder", "right_shoulder"))
-    pose_person = seen >= MIN_POSE_POINTS and upper
-    if result.segmentation_mask is not None and pose_person:
-        prior = np.asarray(result.segmentation_mask, dtype=np.float32)
-    else:
-        prior = np.asarray(SELFIE.process(rgb).segmentation_mask, dtype=np.float32)
+    pose_mask = seen.pose_mask if seen.is_person else None
+    prior = seen.selfie_mask() if pose_mask is None else pose_mask
     if given is not None:
         landmarks, source = read_landmarks(given, k, (h, w)), "given"
         if not _covers_torso(prior, landmarks):
             raise EngineError(f"{NO_PERSON} at the given landmarks")
     else:
-        if not pose_person and not detect_faces(rgb):
+        if not seen.is_person and not detect_faces(rgb):
             raise EngineError(NO_PERSON)
-        landmarks, source = detected, "MediaPipe pose"
+        landmarks, source = seen.landmarks, "MediaPipe pose"
     if float(np.count_nonzero(prior > 0.5)) < 0.01 * h * w:
         raise EngineError(NO_PERSON)
     return Avatar(rgb, k, landmarks, prior, source)
@@ -338,27 +281,4 @@ def cut_out(avatar: Avatar) -> Mask:
     # on a contrasting scene (edge error on the gallery: 0.089 -> 0.062 mean |alpha - truth|
     # within 4 px of the outline).
     alpha = np.clip((mask_to_alpha(snap_to_edges(rgb, full)) - 0.5) * EDGE_STEEPNESS + 0.5, 0, 1)
-    return _keep_person(alpha.astype(np.float32), avatar.landmarks)
-
-
-def _keep_person(alpha: Mask, landmarks: Mapping[str, Point]) -> Mask:
-    """Drop specks: keep the regions holding a landmark, and any region at least a tenth the
-    size of the largest of those."""
-    binary = (alpha > 0.5).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    if count <= 2:
-        return alpha
-    h, w = alpha.shape
-    hits = {
-        int(labels[min(h - 1, max(0, round(y))), min(w - 1, max(0, round(x)))])
-        for x, y in landmarks.values()
-    } - {0}
-    areas = stats[:, cv2.CC_STAT_AREA]
-    if not hits:
-        hits = {1 + int(np.argmax(areas[1:]))}
-    largest = max(int(areas[i]) for i in hits)
-    keep = np.zeros(count, dtype=bool)
-    for i in range(1, count):
-        keep[i] = i in hits or areas[i] >= largest / 400
-    near = cv2.dilate(keep[labels].astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-    return np.where(near, alpha, 0.0).astype(np.float32)
+    return keep_person(alpha.astype(np.float32), anchors(avatar.landmarks), KEEP_RATIO)

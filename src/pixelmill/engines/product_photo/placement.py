@@ -15,11 +15,13 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from pixelmill.categories import normalise_category
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.product_photo.person import Body, Point
+from pixelmill.engines.product_photo.person import Body
 from pixelmill.engines.product_photo.prompt import Hand, Placement
 from pixelmill.engines.product_photo.staging import Figure, Grip, Prop
-from pixelmill.engines.scenes import alpha_box, normalise_category
+from pixelmill.engines.runtime.layers import alpha_box
+from pixelmill.engines.runtime.person import Point
 
 Grasp = Literal["centre", "top"]
 

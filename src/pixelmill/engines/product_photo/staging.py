@@ -25,18 +25,23 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from pixelmill.categories import normalise_category
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.product_photo.person import Body, Mask, Point
+from pixelmill.engines.product_photo.person import Body
 from pixelmill.engines.product_photo.prompt import Framing, Hand, Placement
-from pixelmill.engines.scenes import (
-    SCENES,
-    Backdrop,
+from pixelmill.engines.runtime import layers
+from pixelmill.engines.runtime.backdrops import Backdrop
+from pixelmill.engines.runtime.layers import (
     Layer,
-    add_floor_shadow,
-    harmony_for,
-    normalise_category,
+    coverage,
+    harmonise,
+    layer_from_cutout,
+    paste,
     to_uint8,
 )
+from pixelmill.engines.runtime.person import Mask, Point
+from pixelmill.engines.runtime.scenery import SCENES
+from pixelmill.engines.runtime.shadows import add_floor_shadow, shadow_on
 
 Rgb = npt.NDArray[np.float32]
 
@@ -275,95 +280,9 @@ def frame_for(
 
 
 def place_layer(premult: Rgb, alpha: Mask, frame: Frame, h: int, w: int) -> Layer:
-    """A working-image layer mapped onto the canvas, cropped to what the canvas shows, resized
-    once (area filter when shrinking, bicubic when enlarging)."""
-    ih, iw = alpha.shape
-    s = frame.s
-    fx0, fy0 = max(0.0, -frame.ox / s), max(0.0, -frame.oy / s)
-    fx1, fy1 = min(float(iw), (w - frame.ox) / s), min(float(ih), (h - frame.oy) / s)
-    ix0, iy0 = max(0, int(fx0) - 1), max(0, int(fy0) - 1)
-    ix1, iy1 = min(iw, math.ceil(fx1) + 1), min(ih, math.ceil(fy1) + 1)
-    if ix1 <= ix0 or iy1 <= iy0:
-        return Layer(np.zeros((1, 1, 3), np.float32), np.zeros((1, 1), np.float32), 0, 0)
-    cx0, cy0 = round(frame.ox + s * ix0), round(frame.oy + s * iy0)
-    tw, th = max(1, round(s * (ix1 - ix0))), max(1, round(s * (iy1 - iy0)))
-    stack = np.dstack([premult[iy0:iy1, ix0:ix1], alpha[iy0:iy1, ix0:ix1]])
-    interp = cv2.INTER_AREA if s < 1.0 else cv2.INTER_CUBIC
-    scaled = np.asarray(cv2.resize(stack, (tw, th), interpolation=interp), dtype=np.float32)
-    a = np.clip(scaled[..., 3], 0.0, 1.0)
-    pm = np.clip(scaled[..., :3], 0.0, a[..., None])
-    return Layer(np.ascontiguousarray(pm), np.ascontiguousarray(a), cx0, cy0)
-
-
-def cutout_layer(rgba: ImageArray, box: tuple[int, int, int, int]) -> Layer:
-    """An RGBA cut-out scaled into the canvas ``box`` ``(x, y, w, h)`` (premultiplied)."""
-    x, y, bw, bh = box
-    a = rgba[..., 3].astype(np.float32) / 255.0
-    stack = np.dstack([rgba[..., :3].astype(np.float32) / 255.0 * a[..., None], a])
-    interp = cv2.INTER_AREA if bw * bh < a.size else cv2.INTER_CUBIC
-    scaled = np.asarray(cv2.resize(stack, (bw, bh), interpolation=interp), dtype=np.float32)
-    al = np.clip(scaled[..., 3], 0.0, 1.0)
-    pm = np.clip(scaled[..., :3], 0.0, al[..., None])
-    return Layer(np.ascontiguousarray(pm), np.ascontiguousarray(al), x, y)
-
-
-def _window(canvas_hw: tuple[int, int], layer: Layer) -> tuple[slice, slice, slice, slice] | None:
-    ch, cw = canvas_hw
-    lh, lw = layer.alpha.shape
-    x0, y0 = max(0, layer.x), max(0, layer.y)
-    x1, y1 = min(cw, layer.x + lw), min(ch, layer.y + lh)
-    if x0 >= x1 or y0 >= y1:
-        return None
-    return (
-        slice(y0, y1),
-        slice(x0, x1),
-        slice(y0 - layer.y, y1 - layer.y),
-        slice(x0 - layer.x, x1 - layer.x),
-    )
-
-
-def paste(canvas: Rgb, layer: Layer) -> None:
-    """Premultiplied "over"."""
-    win = _window((canvas.shape[0], canvas.shape[1]), layer)
-    if win is None:
-        return
-    cy, cx, ly, lx = win
-    region = canvas[cy, cx]
-    canvas[cy, cx] = layer.premult[ly, lx] + region * (1.0 - layer.alpha[ly, lx])[..., None]
-
-
-def coverage(canvas_hw: tuple[int, int], layer: Layer) -> Mask:
-    """The layer's alpha on a canvas-sized field."""
-    out = np.zeros(canvas_hw, np.float32)
-    win = _window(canvas_hw, layer)
-    if win is not None:
-        cy, cx, ly, lx = win
-        out[cy, cx] = layer.alpha[ly, lx]
-    return out
-
-
-def harmonised(layer: Layer, backdrop: Backdrop, amount: float) -> Layer:
-    """The layer nudged towards the scene's light (the scenes capability's harmony)."""
-    harmony = harmony_for(layer, backdrop.rgb, backdrop.light, amount)
-    if harmony is None:
-        return layer
-    return Layer(harmony.apply(layer.premult, layer.alpha), layer.alpha, layer.x, layer.y)
-
-
-def shadow_on(canvas: Rgb, caster: Layer, receiver: Mask, strength: float) -> None:
-    """A soft shadow of ``caster`` falling on ``receiver`` only (a product held in front of
-    the body shades the body, not the wall far behind): the caster's alpha, offset down and
-    right by a little of its size, blurred, times the receiver's coverage."""
-    h, w = receiver.shape
-    size = max(caster.alpha.shape)
-    sigma = max(1.0, 0.06 * size)
-    dx, dy = round(0.05 * size), round(0.08 * size)
-    field = coverage((h, w), Layer(caster.premult, caster.alpha, caster.x + dx, caster.y + dy))
-    k = max(1, int(sigma // 3))
-    small = cv2.resize(field, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), sigma / k)
-    soft = np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
-    canvas *= (1.0 - strength * soft * receiver)[..., None]
+    """A working-image layer mapped onto the canvas (the kit's placement, one source pixel of
+    context kept around the crop)."""
+    return layers.place_layer(premult, alpha, frame.s, (frame.ox, frame.oy), (h, w), margin=1)
 
 
 def draw_strap(canvas: Rgb, bag: Layer, shoulder: Point) -> None:
@@ -450,7 +369,9 @@ def stage(
     horizon = COUNTER_TOP if counter else SCENES[scene].horizon
     backdrop = paint_scene(scene, seed, position, h, w, horizon)
     canvas = backdrop.rgb.copy()
-    person = harmonised(place_layer(figure.premult, figure.alpha, frame, h, w), backdrop, 0.12)
+    person = harmonise(
+        place_layer(figure.premult, figure.alpha, frame, h, w), backdrop.rgb, backdrop.light, 0.12
+    )
     standing = not counter and framing == "full" and figure.feet_visible
     if standing:
         add_floor_shadow(canvas, person, 0.85)
@@ -475,7 +396,7 @@ def stage(
             cx = min(max(cx, bw / 2 + SIDE_MARGIN * w), w - bw / 2 - SIDE_MARGIN * w)
             box = (round(cx - bw / 2), round(base - bh), bw, bh)
         prop_box = box
-        prop_layer = harmonised(cutout_layer(prop.rgba, box), backdrop, 0.1)
+        prop_layer = harmonise(layer_from_cutout(prop.rgba, box), backdrop.rgb, backdrop.light, 0.1)
         if placement == "floor":
             add_floor_shadow(canvas, prop_layer, 0.9)
             paste(canvas, prop_layer)
@@ -495,7 +416,12 @@ def stage(
         paste(canvas, prop_layer)
         if prop.grip is not None and placement == "held":
             hand_premult, hand_alpha = hand_layer(figure, prop.grip)
-            hand = harmonised(place_layer(hand_premult, hand_alpha, frame, h, w), backdrop, 0.12)
+            hand = harmonise(
+                place_layer(hand_premult, hand_alpha, frame, h, w),
+                backdrop.rgb,
+                backdrop.light,
+                0.12,
+            )
             paste(canvas, hand)
     pixels = to_uint8(canvas, _rng(seed, 7, position))
     return Staged(pixels, frame, prop_box, placement)

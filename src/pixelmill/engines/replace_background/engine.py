@@ -32,14 +32,9 @@ from pixelmill.engines.replace_background.prompt import (
     BackdropRequest,
     parse_backdrop_prompt,
 )
-from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.runtime.textures import Gray, Rgb
-from pixelmill.engines.scenes import (
+from pixelmill.engines.runtime.layers import (
     Harmony,
     Layer,
-    add_drop_shadow,
-    add_floor_shadow,
-    add_reflection,
     alpha_box,
     decontaminate,
     decontaminate_image,
@@ -51,6 +46,9 @@ from pixelmill.engines.scenes import (
     to_uint8,
     to_uint8_rounded,
 )
+from pixelmill.engines.runtime.segmentation import U2NETP
+from pixelmill.engines.runtime.shadows import add_drop_shadow, add_floor_shadow, add_reflection
+from pixelmill.engines.runtime.textures import Gray, Rgb
 
 METHOD = (
     "procedural backdrop, no generative model: subject cut out ({cutout}), kept in place and "

@@ -15,17 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pixelmill.engines.runtime.palette import Color, find_colors
-from pixelmill.engines.scenes import (
-    SCENES,
+from pixelmill.engines.runtime.backdrops import (
     Backdrop,
     Painter,
-    SceneSpec,
-    ShadowKind,
     linear_gradient,
     solid_color,
     studio_sweep,
 )
+from pixelmill.engines.runtime.palette import Color, find_colors
+from pixelmill.engines.runtime.scenery import SCENES, SceneSpec
+from pixelmill.engines.runtime.shadows import ShadowKind
 
 # (pattern, scene). Places and materials named by a noun: a match here decides the backdrop,
 # and the first one in the prompt wins ("a wooden table in a garden" is a table).

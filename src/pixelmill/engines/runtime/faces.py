@@ -22,7 +22,7 @@ import numpy as np
 
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.lazy import Lazy
-from pixelmill.engines.runtime.mediapipe import Graph
+from pixelmill.engines.runtime.mediapipe import POSE, Graph
 
 Box = tuple[int, int, int, int]
 """``(x, y, w, h)`` in pixels."""
@@ -94,13 +94,6 @@ def _build_hands() -> Any:
     )
 
 
-def _build_pose() -> Any:
-    from mediapipe.python.solutions import pose
-
-    # model_complexity=1 is the only pose model bundled in the wheel; 0 and 2 would download.
-    return pose.Pose(static_image_mode=True, model_complexity=1, min_detection_confidence=0.5)
-
-
 def _build_hog() -> cv2.HOGDescriptor:
     hog = cv2.HOGDescriptor()
     hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32))
@@ -110,7 +103,6 @@ def _build_hog() -> cv2.HOGDescriptor:
 _FACE_FULL = Graph(_build_face_full)
 _FACE_SHORT = Graph(_build_face_short)
 _HANDS = Graph(_build_hands)
-_POSE = Graph(_build_pose)
 _HOG: Lazy[cv2.HOGDescriptor] = Lazy(_build_hog)
 
 HOG_MIN_WEIGHT = 1.0
@@ -125,7 +117,7 @@ HOG_MAX_SIDE = 640
 
 def load() -> None:
     """Build every detector now (idempotent, thread-safe); otherwise each is built on first use."""
-    for graph in (_FACE_FULL, _FACE_SHORT, _HANDS, _POSE):
+    for graph in (_FACE_FULL, _FACE_SHORT, _HANDS, POSE):
         graph.load()
     _HOG.load()
 
@@ -233,7 +225,7 @@ extrapolates hidden limbs, often far outside the frame)."""
 
 def _pose_person(rgb: ImageArray) -> PersonBox | None:
     h, w = rgb.shape[:2]
-    result = _POSE.process(rgb)
+    result = POSE.process(rgb)
     if result.pose_landmarks is None:
         return None
     pts = [

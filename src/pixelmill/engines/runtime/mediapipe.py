@@ -31,9 +31,10 @@ class Graph:
             return graph.process(rgb)
 
 
-def _build_pose_with_mask() -> Any:
+def _build_pose() -> Any:
     from mediapipe.python.solutions import pose
 
+    # model_complexity=1 is the only pose model bundled in the wheel; 0 and 2 would download.
     # enable_segmentation adds the pose graph's own person mask.
     return pose.Pose(
         static_image_mode=True,
@@ -50,7 +51,9 @@ def _build_selfie() -> Any:
     return selfie_segmentation.SelfieSegmentation(model_selection=0)
 
 
-POSE_WITH_MASK = Graph(_build_pose_with_mask)
-"""Pose landmarks plus the pose graph's person mask (avatars, product photos, try-on)."""
+POSE = Graph(_build_pose)
+"""The one pose graph: landmarks plus the pose graph's person mask (person finding for avatars,
+product photos and try-on; person boxes in :mod:`~pixelmill.engines.runtime.faces`). The mask
+does not change the landmarks (checked against the maskless graph: identical)."""
 SELFIE = Graph(_build_selfie)
 """Selfie segmentation: a soft person mask (avatars, person cut-outs)."""

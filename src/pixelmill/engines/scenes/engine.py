@@ -3,43 +3,41 @@
 The product is cut out (its own alpha channel when it has a meaningful one, otherwise the
 U²-Net-p salient-object mask), then composited onto ``num_scenes`` different backdrops chosen
 for its category. There is no generative model: backdrops are painted from gradients, noise and
-shapes (``backdrops.py``), which is what runs offline on a CPU in well under a second per image
-(``docs/models.md``, "Product scene photography").
+shapes (``runtime/backdrops.py``, catalogued in ``runtime/scenery.py``), which is what runs
+offline on a CPU in well under a second per image (``docs/models.md``, "Product scene
+photography").
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
-import numpy as np
 from pydantic import BaseModel, Field
 
+from pixelmill.categories import normalise_category
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
     ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
-from pixelmill.engines.runtime.segmentation import U2NETP, mask_to_alpha, salient_mask
-from pixelmill.engines.scenes.catalogue import (
+from pixelmill.engines.runtime.layers import prepare_cutout
+from pixelmill.engines.runtime.scenery import (
     CATEGORIES,
     MAX_SCENES,
     choose_scenes,
-    normalise_category,
     render_scene,
 )
-from pixelmill.engines.scenes.compose import has_meaningful_alpha, make_cutout
+from pixelmill.engines.runtime.segmentation import U2NETP
 
 METHOD = (
     "procedural backdrop, no generative model: product cut out ({cutout}), composited with "
     "contact shadow, optional floor reflection and light colour harmonisation"
 )
-MIN_SUBJECT_FRACTION = 0.003
-"""A cut-out covering less than this share of the image is treated as "no product found"."""
 
 
 class ScenesParams(BaseModel):
@@ -54,28 +52,18 @@ class ScenesParams(BaseModel):
     size: int = Field(1024, ge=256, le=2048, description="side of the square output, pixels")
 
 
-def prepare_cutout(image: ImageArray) -> tuple[ImageArray, str]:
-    """The product as an RGBA cut-out, and how it was obtained. An RGBA upload with a real
-    transparent background is used as it is; anything else is segmented with U²-Net-p and its
-    edge colours decontaminated. Raises :class:`EngineError` when no product is found."""
-    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
-        raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
-    if has_meaningful_alpha(image):
-        rgba, how = np.ascontiguousarray(image), "the image's own alpha channel"
-    else:
-        alpha = mask_to_alpha(salient_mask(image))
-        rgba, how = make_cutout(image[..., :3], alpha), "U²-Net-p salient-object mask"
-    if float(np.count_nonzero(rgba[..., 3] > 127)) < MIN_SUBJECT_FRACTION * rgba[..., 3].size:
-        raise EngineError("no product found in the image to place in a scene")
-    return rgba, how
-
-
 def _scene_output(cutout: ImageArray, scene_name: str, seed: int, size: int) -> OutputImage:
     """One scene of a call as an output image labelled with the scene's name."""
     return OutputImage(render_scene(cutout, scene_name, seed, size), label=scene_name)
 
 
-class ScenesEngine(BaseEngine[ScenesParams]):
+class _Plan(NamedTuple):
+    planned: list[PlannedImage]
+    how: str
+    """How the cut-out was obtained."""
+
+
+class ScenesEngine(MultiImageBaseEngine[ScenesParams]):
     """Product-photo scenes: ``num_scenes`` images, each labelled with its scene's name.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` cuts the product out and
@@ -86,15 +74,7 @@ class ScenesEngine(BaseEngine[ScenesParams]):
     Params: ClassVar[type[BaseModel]] = ScenesParams
     models = (U2NETP,)
 
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        """The scenes of this call, each rendered on demand (raises :class:`EngineError` when
-        no product is found in the image)."""
-        typed = self.typed(params)
-        self.load()
-        planned, _ = self._plan(inputs, typed)
-        return planned
-
-    def _plan(self, inputs: EngineInputs, params: ScenesParams) -> tuple[list[PlannedImage], str]:
+    def _plan(self, inputs: EngineInputs, params: ScenesParams) -> _Plan:
         """The planned scenes and how the cut-out was obtained."""
         if params.num_scenes > MAX_SCENES:
             raise EngineError(f"at most {MAX_SCENES} scenes per call")
@@ -108,7 +88,7 @@ class ScenesEngine(BaseEngine[ScenesParams]):
             )
             for i, name in enumerate(names)
         ]
-        return planned, how
+        return _Plan(planned, how)
 
     def _run(self, inputs: EngineInputs, params: ScenesParams) -> EngineResult:
         planned, how = self._plan(inputs, params)

@@ -12,24 +12,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
-from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import (
-    add_drop_shadow,
-    add_floor_shadow,
-    add_reflection,
+from pixelmill.engines.runtime.layers import (
     crop_cutout,
     fit_box,
     layer_from_cutout,
@@ -37,6 +33,8 @@ from pixelmill.engines.scenes import (
     prepare_cutout,
     to_uint8,
 )
+from pixelmill.engines.runtime.segmentation import U2NETP
+from pixelmill.engines.runtime.shadows import add_drop_shadow, add_floor_shadow, add_reflection
 
 MAX_SILOS = 12
 METHOD = (
@@ -95,7 +93,13 @@ def render_silo(cutout: np.ndarray, variant: Variant, size: int, fill: float) ->
     return OutputImage(pixels, label=variant.label, data={"ground": list(variant.ground)})
 
 
-class SiloEngine(BaseEngine[SiloParams]):
+class _Plan(NamedTuple):
+    planned: list[PlannedImage]
+    how: str
+    """How the cut-out was obtained."""
+
+
+class SiloEngine(MultiImageBaseEngine[SiloParams]):
     """A :class:`~pixelmill.engines.base.MultiImageEngine`: the cut-out is made once, each shot
     renders on its own."""
 
@@ -103,12 +107,7 @@ class SiloEngine(BaseEngine[SiloParams]):
     Params: ClassVar[type[BaseModel]] = SiloParams
     models = (U2NETP,)
 
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        typed = self.typed(params)
-        self.load()
-        return self._plan(inputs, typed)[0]
-
-    def _plan(self, inputs: EngineInputs, params: SiloParams) -> tuple[list[PlannedImage], str]:
+    def _plan(self, inputs: EngineInputs, params: SiloParams) -> _Plan:
         try:
             rgba, how = prepare_cutout(inputs.image)
         except EngineError as exc:
@@ -119,7 +118,7 @@ class SiloEngine(BaseEngine[SiloParams]):
             PlannedImage(i, v.label, partial(render_silo, cutout, v, params.size, params.fill))
             for i, v in enumerate(chosen)
         ]
-        return planned, how
+        return _Plan(planned, how)
 
     def _run(self, inputs: EngineInputs, params: SiloParams) -> EngineResult:
         planned, how = self._plan(inputs, params)

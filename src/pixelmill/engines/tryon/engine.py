@@ -22,12 +22,13 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from pixelmill.categories import Category, normalise_category
 from pixelmill.engines.base import (
-    BaseEngine,
     EngineError,
     EngineInputs,
     EngineResult,
     ImageArray,
+    MultiImageBaseEngine,
     OutputImage,
     PlannedImage,
 )
@@ -49,14 +50,9 @@ from pixelmill.engines.product_photo import (
     shrink,
     stage,
 )
+from pixelmill.engines.runtime.layers import alpha_box, decontaminate_image, prepare_cutout
 from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.segmentation import U2NETP
-from pixelmill.engines.scenes import (
-    alpha_box,
-    decontaminate_image,
-    normalise_category,
-    prepare_cutout,
-)
 from pixelmill.engines.tryon.fit import (
     SHADE_STRENGTH,
     Placement,
@@ -110,7 +106,7 @@ class TryOnParams(BaseModel):
 
 def check_category(category: str) -> None:
     """Raise :class:`EngineError` unless ``category`` is clothing."""
-    if normalise_category(category) != "clothing":
+    if normalise_category(category) != Category.CLOTHING:
         shown = category.strip() or "empty"
         raise EngineError(f"try-on needs a clothing product; this product's category is {shown}")
 
@@ -265,7 +261,7 @@ class _Plan:
     dressed: Lazy[Dressed]
 
 
-class TryOnEngine(BaseEngine[TryOnParams]):
+class TryOnEngine(MultiImageBaseEngine[TryOnParams]):
     """``tryon``: ``num_outputs`` variants of an avatar wearing a garment.
 
     A :class:`~pixelmill.engines.base.MultiImageEngine`: :meth:`plan` checks the category,
@@ -282,12 +278,6 @@ class TryOnEngine(BaseEngine[TryOnParams]):
 
     def _validate(self, params: TryOnParams) -> None:
         check_category(params.category)
-
-    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
-        """The variants of this call, each rendered on demand."""
-        typed = self.typed(params)
-        self.load()
-        return self._plan(inputs, typed).planned
 
     def dress(self, inputs: EngineInputs, params: BaseModel) -> Dressed:
         """The fit alone (no backdrop): what every variant of a call shows."""

@@ -1,24 +1,19 @@
 """Burned-in subtitles from word timings: short chunks of words at the lower third, the word
-being spoken highlighted, white text with a dark outline (DejaVu Sans Bold from Debian's
-``fonts-dejavu-core``; PIL's built-in font when it is missing)."""
+being spoken highlighted, white text with a dark outline (the runtime's sans-bold face, DejaVu
+Sans Bold; PIL's built-in font when it is missing)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.fonts import font_or_builtin
 from pixelmill.engines.speech import WordTiming
 
-FONT_PATHS = (
-    Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"),
-    Path("/usr/share/fonts/dejavu/DejaVuSans-Bold.ttf"),
-)
 MAX_WORDS = 3
 MAX_CHARS = 20
 HOLD = 0.35
@@ -26,8 +21,6 @@ HOLD = 0.35
 WHITE = (255, 255, 255, 255)
 HIGHLIGHT = (255, 214, 10, 255)
 OUTLINE = (0, 0, 0, 255)
-
-FontType = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 
 @dataclass(frozen=True)
@@ -58,14 +51,6 @@ def chunk_words(words: Sequence[WordTiming]) -> list[Chunk]:
     return chunks
 
 
-@lru_cache(maxsize=8)
-def font(size: int) -> FontType:
-    for path in FONT_PATHS:
-        if path.exists():
-            return ImageFont.truetype(str(path), size)
-    return ImageFont.load_default(size)
-
-
 class Subtitles:
     """Draws the chunk due at a time onto a frame (patches cached per chunk and word)."""
 
@@ -82,14 +67,14 @@ class Subtitles:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        f = font(self.size)
+        f = font_or_builtin("sans-bold", self.size)
         words = [w.word for w in self.chunks[ci].words]
         space = f.getlength(" ")
         widths = [f.getlength(w) for w in words]
         total = sum(widths) + space * (len(words) - 1)
         scale = min(1.0, (self.width * 0.9) / max(total, 1.0))
         if scale < 1.0:  # a very long word: shrink to fit the width
-            f = font(max(12, int(self.size * scale)))
+            f = font_or_builtin("sans-bold", max(12, int(self.size * scale)))
             space = f.getlength(" ")
             widths = [f.getlength(w) for w in words]
             total = sum(widths) + space * (len(words) - 1)

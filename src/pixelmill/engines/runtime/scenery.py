@@ -15,18 +15,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pixelmill.categories import normalise_category
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.runtime.palette import Color
-from pixelmill.engines.scenes import backdrops as bd
-from pixelmill.engines.scenes.backdrops import Backdrop, Painter
-from pixelmill.engines.scenes.compose import (
-    ShadowKind,
-    composite,
+from pixelmill.engines.runtime import backdrops as bd
+from pixelmill.engines.runtime.backdrops import Backdrop, Painter
+from pixelmill.engines.runtime.layers import (
+    Layer,
     crop_cutout,
     fit_box,
+    harmonise,
     layer_from_cutout,
+    paste,
     to_uint8,
 )
+from pixelmill.engines.runtime.palette import Color
+from pixelmill.engines.runtime.shadows import (
+    ShadowKind,
+    add_drop_shadow,
+    add_floor_shadow,
+    add_reflection,
+)
+from pixelmill.engines.runtime.textures import Rgb
 
 
 @dataclass(frozen=True)
@@ -117,12 +126,6 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
 MAX_SCENES = len(SCENES)
 
 
-def normalise_category(category: str) -> str:
-    """Lower-cased, trimmed category; unknown categories read as ``"other"``."""
-    c = category.strip().lower()
-    return c if c in CATEGORIES else "other"
-
-
 def _rng(seed: int, *salt: int) -> np.random.Generator:
     # crc32 of a name is stable across processes (unlike hash()), so seeds reproduce anywhere.
     return np.random.default_rng([seed & 0xFFFFFFFF, *salt])
@@ -167,6 +170,28 @@ def _backdrop_and_rng(
     color = spec.colors[int(rng.integers(len(spec.colors)))] if spec.colors else None
     backdrop = spec.painter(size, size, rng, horizon=spec.horizon, color=color)
     return backdrop, rng
+
+
+def composite(
+    backdrop: Backdrop,
+    layer: Layer,
+    *,
+    shadow: ShadowKind = "floor",
+    shadow_strength: float = 1.0,
+    reflection: float = 0.0,
+    harmonise_amount: float = 0.12,
+) -> Rgb:
+    """Backdrop + shadow + reflection + (harmonised) subject, as a new float32 image."""
+    canvas = backdrop.rgb.copy()
+    if shadow == "floor":
+        add_floor_shadow(canvas, layer, shadow_strength)
+    elif shadow == "drop":
+        add_drop_shadow(canvas, layer, shadow_strength)
+    subject = harmonise(layer, backdrop.rgb, backdrop.light, harmonise_amount)
+    if reflection > 0:
+        add_reflection(canvas, subject, reflection)
+    paste(canvas, subject)
+    return canvas
 
 
 def render_scene(

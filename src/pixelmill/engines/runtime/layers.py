@@ -1,14 +1,13 @@
-"""Compositing a cut-out subject onto a backdrop: edge decontamination, premultiplied-alpha
-scaling and placement, contact and drop shadows, floor reflections, light colour harmonisation
-and the final dithered conversion to 8 bits.
+"""Layers and premultiplied compositing, the one home every engine that places a cut-out on a
+canvas uses (scenes, silo, replace-background, product photos, try-on, avatars, edit): cut-outs
+with decontaminated edges, premultiplied-alpha scaling and placement, the "over" paste, light
+colour harmonisation and the final conversions to 8 bits. Shadows and reflections are
+:mod:`~pixelmill.engines.runtime.shadows`.
 
 Conventions: float32 sRGB 0..1 throughout. A :class:`Layer` holds the subject as premultiplied
 colour (``rgb * alpha``) plus alpha, positioned on the canvas. Premultiplied colour is what makes
 resizing and blending correct at soft edges: averaging unpremultiplied colours would mix the
 invisible colour of transparent pixels into the edge and leave a fringe.
-
-Shadows and reflections are computed only inside the subject's neighbourhood (big blurs at a
-reduced scale), so the cost grows with the subject, not with the canvas.
 """
 
 from __future__ import annotations
@@ -16,17 +15,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from pixelmill.engines.base import ImageArray
+from pixelmill.engines.base import EngineError, ImageArray
+from pixelmill.engines.runtime.segmentation import mask_to_alpha, salient_mask
 from pixelmill.engines.runtime.textures import Gray, Rgb
-from pixelmill.engines.scenes.backdrops import Backdrop
 
-ShadowKind = Literal["floor", "drop", "none"]
 Box = tuple[int, int, int, int]
 """``(x, y, w, h)`` in canvas pixels."""
 
@@ -133,6 +130,26 @@ def make_cutout(image: ImageArray, mask: Gray) -> ImageArray:
     return np.asarray(np.clip(rgba * 255.0 + 0.5, 0, 255), dtype=np.uint8)
 
 
+MIN_SUBJECT_FRACTION = 0.003
+"""A cut-out covering less than this share of the image is treated as "no product found"."""
+
+
+def prepare_cutout(image: ImageArray) -> tuple[ImageArray, str]:
+    """The product as an RGBA cut-out, and how it was obtained. An RGBA upload with a real
+    transparent background is used as it is; anything else is segmented with U²-Net-p and its
+    edge colours decontaminated. Raises :class:`EngineError` when no product is found."""
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
+        raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
+    if has_meaningful_alpha(image):
+        rgba, how = np.ascontiguousarray(image), "the image's own alpha channel"
+    else:
+        alpha = mask_to_alpha(salient_mask(image))
+        rgba, how = make_cutout(image[..., :3], alpha), "U²-Net-p salient-object mask"
+    if float(np.count_nonzero(rgba[..., 3] > 127)) < MIN_SUBJECT_FRACTION * rgba[..., 3].size:
+        raise EngineError("no product found in the image to place in a scene")
+    return rgba, how
+
+
 STRIP_PIXELS = 1_000_000
 """Full-resolution float work on large images is done in horizontal strips of about this many
 pixels, so memory stays near ``3 bytes/pixel`` (uint8) plus a few strips of float32."""
@@ -223,10 +240,40 @@ def layer_in_place(rgb: Rgb, alpha: Gray) -> Layer:
     return Layer(rgb * a[..., None], a, 0, 0)
 
 
+def place_layer(
+    premult: Rgb,
+    alpha: Gray,
+    scale: float,
+    offset: tuple[float, float],
+    canvas_hw: tuple[int, int],
+    margin: int = 0,
+) -> Layer:
+    """A layer in source pixels mapped onto the canvas by ``canvas = scale · p + offset``,
+    cropped to what the canvas shows (plus ``margin`` source pixels, so the filter sees
+    context at the crop), resized once (area filter when shrinking, bicubic when enlarging)."""
+    h, w = canvas_hw
+    ih, iw = alpha.shape
+    s, (ox, oy) = scale, offset
+    fx0, fy0 = max(0.0, -ox / s), max(0.0, -oy / s)
+    fx1, fy1 = min(float(iw), (w - ox) / s), min(float(ih), (h - oy) / s)
+    ix0, iy0 = max(0, int(fx0) - margin), max(0, int(fy0) - margin)
+    ix1, iy1 = min(iw, math.ceil(fx1) + margin), min(ih, math.ceil(fy1) + margin)
+    if ix1 <= ix0 or iy1 <= iy0:
+        return Layer(np.zeros((1, 1, 3), np.float32), np.zeros((1, 1), np.float32), 0, 0)
+    cx0, cy0 = round(ox + s * ix0), round(oy + s * iy0)
+    tw, th = max(1, round(s * (ix1 - ix0))), max(1, round(s * (iy1 - iy0)))
+    stack = np.dstack([premult[iy0:iy1, ix0:ix1], alpha[iy0:iy1, ix0:ix1]])
+    interp = cv2.INTER_AREA if s < 1.0 else cv2.INTER_CUBIC
+    scaled = np.asarray(cv2.resize(stack, (tw, th), interpolation=interp), dtype=np.float32)
+    a = np.clip(scaled[..., 3], 0.0, 1.0)
+    pm = np.clip(scaled[..., :3], 0.0, a[..., None])
+    return Layer(np.ascontiguousarray(pm), np.ascontiguousarray(a), cx0, cy0)
+
+
 # --- canvas helpers --------------------------------------------------------------------------
 
 
-def _clip(
+def clip(
     canvas_hw: tuple[int, int], x: int, y: int, h: int, w: int
 ) -> tuple[slice, slice, slice, slice] | None:
     """Canvas and source slices for pasting an ``h`` × ``w`` patch at (x, y), or ``None`` when
@@ -244,127 +291,14 @@ def _clip(
     )
 
 
-def _darken(canvas: Rgb, shade: Gray, x: int, y: int, opacity: float) -> None:
-    """Multiply the canvas by ``1 - opacity·shade`` where ``shade`` (placed at x, y) overlaps."""
-    s = _clip((canvas.shape[0], canvas.shape[1]), x, y, shade.shape[0], shade.shape[1])
-    if s is None:
-        return
-    cy, cx, sy, sx = s
-    canvas[cy, cx] *= (1.0 - opacity * shade[sy, sx])[..., None]
-
-
-def _soft(field: Gray, sigma: float) -> Gray:
-    """Gaussian blur; big blurs run on a downscaled copy (a shadow has no fine detail, and a
-    σ = 40 kernel at full size would cost more than the rest of the scene)."""
-    if sigma < 0.5:
-        return field
-    k = max(1, int(sigma // 3))
-    if k == 1:
-        return np.asarray(cv2.GaussianBlur(field, (0, 0), sigma), dtype=np.float32)
-    h, w = field.shape
-    small = cv2.resize(field, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), sigma / k)
-    return np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
-
-
-def _padded(field: Gray, pad: int) -> Gray:
-    return np.asarray(
-        cv2.copyMakeBorder(field, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0.0), np.float32
-    )
-
-
-# --- shadows and reflections -----------------------------------------------------------------
-
-
-def subject_extent(layer: Layer, threshold: float = 0.5) -> Box | None:
-    """The solid part of the subject, ``(x, y, w, h)`` in canvas pixels."""
-    box = alpha_box(layer.alpha, threshold)
-    if box is None:
-        return None
-    x, y, w, h = box
-    return x + layer.x, y + layer.y, w, h
-
-
-def add_floor_shadow(canvas: Rgb, layer: Layer, strength: float = 1.0) -> None:
-    """Shadows of a subject standing on a floor, lit from the front and above: a tight, dark
-    contact shadow where it touches the floor and a wider, paler cast shadow behind it (its
-    silhouette squashed onto the floor plane, fading with distance from the base). Nothing is
-    drawn when the subject's base is cut off by the bottom of the frame."""
-    ext = subject_extent(layer)
-    if ext is None or strength <= 0:
-        return
-    sx, sy, sw, sh = ext
-    ch, cw = canvas.shape[:2]
-    base = sy + sh
-    if base >= ch - 1:
-        return
-    lx, ly = sx - layer.x, sy - layer.y
-    sil = layer.alpha[ly : ly + sh, lx : lx + sw]
-
-    # Cast shadow: the silhouette flattened to 14 % of its height, stronger near the base.
-    cast_h = max(2, round(sh * 0.14))
-    cast = cv2.resize(sil, (sw, cast_h), interpolation=cv2.INTER_AREA)
-    cast = cast * np.linspace(0.35, 1.0, cast_h, dtype=np.float32)[:, None]
-    sigma = 0.05 * sw + 0.004 * max(ch, cw)
-    pad = math.ceil(3 * sigma) + 1
-    cast = _soft(_padded(np.asarray(cast, np.float32), pad), sigma)
-    _darken(canvas, cast, sx - pad, base - cast_h + round(0.02 * sh) - pad, 0.35 * strength)
-
-    # Contact shadow: the footprint (the bottom 6 % of the silhouette, blurred sideways) times
-    # a thin vertical Gaussian centred on the base line: a dark, soft-ended ellipse that shows
-    # just below and beside the subject where it touches the floor.
-    foot_rows = max(1, round(sh * 0.06))
-    foot = sil[-foot_rows:].max(axis=0).astype(np.float32)
-    sigma_x = 0.03 * sw + 0.5
-    pad_c = math.ceil(3 * sigma_x) + 1
-    foot = np.pad(foot, pad_c)
-    foot = cv2.GaussianBlur(foot[None, :], (0, 0), sigmaX=sigma_x, sigmaY=0.1)[0]
-    half = max(1.0, 0.012 * sh + 0.001 * max(ch, cw))
-    rows = np.arange(-math.ceil(3 * half), math.ceil(3 * half) + 1, dtype=np.float32)
-    profile = np.exp(-0.5 * (rows / half) ** 2)
-    contact = (profile[:, None] * foot[None, :]).astype(np.float32)
-    _darken(canvas, contact, sx - pad_c, base - len(rows) // 2, 0.55 * strength)
-
-
-def add_drop_shadow(canvas: Rgb, layer: Layer, strength: float = 1.0) -> None:
-    """The shadow of an object lying on a flat surface lit from the upper left (flat lays):
-    the alpha, offset down and right, blurred."""
-    if strength <= 0:
-        return
-    ch, cw = canvas.shape[:2]
-    long_side = max(ch, cw)
-    sigma = 0.012 * long_side
-    pad = math.ceil(3 * sigma) + 1
-    shade = _soft(_padded(layer.alpha, pad), sigma)
-    dx, dy = round(0.012 * long_side), round(0.018 * long_side)
-    _darken(canvas, shade, layer.x - pad + dx, layer.y - pad + dy, 0.45 * strength)
-
-
-def add_reflection(canvas: Rgb, layer: Layer, amount: float) -> None:
-    """A mirror image of the subject's lower part on a glossy floor, flipped about its base,
-    fading to nothing over 40 % of the subject's height."""
-    ext = subject_extent(layer)
-    if ext is None or amount <= 0:
-        return
-    sx, sy, sw, sh = ext
-    ch = canvas.shape[0]
-    base = sy + sh
-    rows = min(round(0.4 * sh), ch - base)
-    if rows < 2:
-        return
-    lx, ly = sx - layer.x, sy - layer.y
-    bottom = ly + sh
-    a = layer.alpha[bottom - rows : bottom, lx : lx + sw][::-1]
-    pm = layer.premult[bottom - rows : bottom, lx : lx + sw][::-1]
-    fade = amount * (1.0 - np.linspace(0.0, 1.0, rows, dtype=np.float32)) ** 1.6
-    a = a * fade[:, None]
-    pm = pm * fade[:, None, None]
-    s = _clip((ch, canvas.shape[1]), sx, base, rows, sw)
-    if s is None:
-        return
-    cy, cx, ry, rx = s
-    region = canvas[cy, cx]
-    canvas[cy, cx] = pm[ry, rx] + region * (1.0 - a[ry, rx])[..., None]
+def coverage(canvas_hw: tuple[int, int], layer: Layer) -> Gray:
+    """The layer's alpha on a canvas-sized field."""
+    out = np.zeros(canvas_hw, np.float32)
+    s = clip(canvas_hw, layer.x, layer.y, *layer.alpha.shape)
+    if s is not None:
+        cy, cx, ly, lx = s
+        out[cy, cx] = layer.alpha[ly, lx]
+    return out
 
 
 # --- colour harmonisation --------------------------------------------------------------------
@@ -441,34 +375,12 @@ def harmonise(
 
 def paste(canvas: Rgb, layer: Layer) -> None:
     """Premultiplied "over": ``canvas = premult + canvas · (1 - alpha)``."""
-    s = _clip((canvas.shape[0], canvas.shape[1]), layer.x, layer.y, *layer.alpha.shape)
+    s = clip((canvas.shape[0], canvas.shape[1]), layer.x, layer.y, *layer.alpha.shape)
     if s is None:
         return
     cy, cx, ly, lx = s
     region = canvas[cy, cx]
     canvas[cy, cx] = layer.premult[ly, lx] + region * (1.0 - layer.alpha[ly, lx])[..., None]
-
-
-def composite(
-    backdrop: Backdrop,
-    layer: Layer,
-    *,
-    shadow: ShadowKind = "floor",
-    shadow_strength: float = 1.0,
-    reflection: float = 0.0,
-    harmonise_amount: float = 0.12,
-) -> Rgb:
-    """Backdrop + shadow + reflection + (harmonised) subject, as a new float32 image."""
-    canvas = backdrop.rgb.copy()
-    if shadow == "floor":
-        add_floor_shadow(canvas, layer, shadow_strength)
-    elif shadow == "drop":
-        add_drop_shadow(canvas, layer, shadow_strength)
-    subject = harmonise(layer, backdrop.rgb, backdrop.light, harmonise_amount)
-    if reflection > 0:
-        add_reflection(canvas, subject, reflection)
-    paste(canvas, subject)
-    return canvas
 
 
 def to_uint8(rgb: Rgb, rng: np.random.Generator) -> ImageArray:
