@@ -11,7 +11,7 @@ from pixelmill.categories import (
     normalise_category,
     to_spec,
 )
-from pixelmill.engines.scenes import CATEGORIES as SCENE_POOLS
+from pixelmill.engines.runtime.scenery import CATEGORIES as SCENE_POOLS
 
 
 def test_the_library_vocabulary_is_the_scenes_catalogues() -> None:
