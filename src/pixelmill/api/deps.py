@@ -84,6 +84,13 @@ def publish_limits(request: Request, state: LimitState) -> None:
         request.state.ratelimit_headers = state.headers()
 
 
+def count_endpoint(request: Request, resources: Resources, user: User, bucket: str) -> None:
+    """Count the request against an endpoint's own bucket too (where it has one)."""
+    state = resources.limiter.hit_endpoint(user.id, bucket)
+    if state is not None:
+        publish_limits(request, state)
+
+
 async def _count(request: Request, resources: Resources, user: User) -> User:
     limiter = resources.limiter
     if limiter.shared:  # a networked storage: never wait for it on the event loop
