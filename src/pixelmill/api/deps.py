@@ -106,7 +106,8 @@ async def _count(request: Request, resources: Resources, user: User) -> User:
 # otherwise from the database, in a short read-only transaction of its own on a worker thread
 # (no lock is held while the endpoint runs). Authentication is async: a cached credential costs
 # no thread hop.
-def _key_user(resources: Resources, token: str) -> User | None:
+def key_user(resources: Resources, token: str) -> User | None:
+    """Whom an API key belongs to, read from the database (blocking: run it in a thread)."""
     with resources.db.read() as session:
         return accounts.user_for_api_key(session, resources.secret, token)
 
@@ -121,7 +122,7 @@ async def _from_key(resources: Resources, token: str) -> User | None:
     user = resources.credentials.get(cache_key)
     if user is None:
         stamp = resources.credentials.stamp()
-        user = await run_in_threadpool(_key_user, resources, token)
+        user = await run_in_threadpool(key_user, resources, token)
         if user is not None:
             resources.credentials.put(cache_key, user, stamp)
     return user
