@@ -84,6 +84,13 @@ def publish_limits(request: Request, state: LimitState) -> None:
         request.state.ratelimit_headers = state.headers()
 
 
+def count_endpoint(request: Request, resources: Resources, user: User, bucket: str) -> None:
+    """Count the request against an endpoint's own bucket too (where it has one)."""
+    state = resources.limiter.hit_endpoint(user.id, bucket)
+    if state is not None:
+        publish_limits(request, state)
+
+
 async def _count(request: Request, resources: Resources, user: User) -> User:
     limiter = resources.limiter
     if limiter.shared:  # a networked storage: never wait for it on the event loop
@@ -99,7 +106,8 @@ async def _count(request: Request, resources: Resources, user: User) -> User:
 # otherwise from the database, in a short read-only transaction of its own on a worker thread
 # (no lock is held while the endpoint runs). Authentication is async: a cached credential costs
 # no thread hop.
-def _key_user(resources: Resources, token: str) -> User | None:
+def key_user(resources: Resources, token: str) -> User | None:
+    """Whom an API key belongs to, read from the database (blocking: run it in a thread)."""
     with resources.db.read() as session:
         return accounts.user_for_api_key(session, resources.secret, token)
 
@@ -114,7 +122,7 @@ async def _from_key(resources: Resources, token: str) -> User | None:
     user = resources.credentials.get(cache_key)
     if user is None:
         stamp = resources.credentials.stamp()
-        user = await run_in_threadpool(_key_user, resources, token)
+        user = await run_in_threadpool(key_user, resources, token)
         if user is not None:
             resources.credentials.put(cache_key, user, stamp)
     return user

@@ -12,9 +12,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
-from pixelmill.accounts import service as accounts
 from pixelmill.accounts.security import API_KEY_PREFIX
-from pixelmill.api.deps import Res, client_ip
+from pixelmill.api.deps import Res, client_ip, key_user
 from pixelmill.api.rendering import public_base_url
 from pixelmill.db.models import User
 from pixelmill.errors import RateLimited
@@ -26,7 +25,6 @@ from pixelmill.operations.schemas import (
     FreeToolImageResult,
 )
 from pixelmill.ratelimit.limiter import LimitState
-from pixelmill.resources import Resources
 
 router = APIRouter(prefix="/api/free-tools", tags=["free tools"])
 
@@ -38,12 +36,7 @@ async def _optional_user(request: Request, resources: Res) -> User | None:
     scheme, _, token = auth.partition(" ")
     if scheme.lower() != "bearer" or not token.startswith(API_KEY_PREFIX):
         return None
-    return await asyncio.to_thread(_user_for_key, resources, token.strip())
-
-
-def _user_for_key(resources: Resources, token: str) -> User | None:
-    with resources.db.read() as session:
-        return accounts.user_for_api_key(session, resources.secret, token)
+    return await asyncio.to_thread(key_user, resources, token.strip())
 
 
 async def _run_free(

@@ -7,22 +7,19 @@ image-to-image 15) apply here on top of the plan's limits."""
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import Field
 
-from pixelmill.api.deps import ApiKeyUser, BaseUrl, Res, publish_limits
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, Res, count_endpoint
 from pixelmill.api.forms import UpscaleFactor
 from pixelmill.engines.background import BackgroundRemovalParams
-from pixelmill.errors import AppError, InvalidInput
-from pixelmill.operations.inputs import ImageSource
+from pixelmill.operations import process as operations
+from pixelmill.operations.process import PROCESSING_TYPES, check_processing_type
 from pixelmill.operations.schemas import ProcessImageToImageResult, ProcessResult
 
 router = APIRouter(tags=["process"])
-
-PROCESSING_TYPES = ("background_removal", "upscale", "text_removal", "image_to_image")
 
 
 class BackgroundRemovalForm(BackgroundRemovalParams):
@@ -56,69 +53,19 @@ async def process(
 ) -> ProcessResult | ProcessImageToImageResult:
     """Process one image. Background removal 1 credit, upscale 1 (8x: 2), text removal 1,
     image-to-image 2."""
-    if processing_type not in PROCESSING_TYPES:
-        raise AppError(
-            f"Unknown processing_type {processing_type!r}",
-            status_code=422,
-            code="INVALID_PROCESSING_TYPE",
-            details="Supported processing types: " + ", ".join(PROCESSING_TYPES),
-        )
-    state = resources.limiter.hit_endpoint(user.id, processing_type)
-    if state is not None:
-        publish_limits(request, state)
-
+    check_processing_type(processing_type)
+    count_endpoint(request, resources, user, processing_type)
     upload = image or file
-    if upload is None:
-        raise AppError(
-            "No image uploaded: send the image in the 'image' (or 'file') field",
-            status_code=422,
-            code="MISSING_IMAGE",
-        )
-    source = ImageSource("bytes", await upload.read())
-
-    if processing_type == "image_to_image":
-        outcome = await resources.pipeline.run(
-            "image_to_image",
-            source,
-            _image_to_image_params(parameters),
-            user=user,
-            surface="process",
-            base_url=base_url,
-            keep_primary_bytes=True,
-        )
-        return ProcessImageToImageResult.from_outcome(outcome)
-
-    params: dict[str, Any] = {}
-    extra: dict[str, ImageSource] = {}
-    if processing_type == "background_removal":
-        # The engine picks the format from `format`; `output_format` is its older name here.
-        params = options.model_dump(exclude_unset=True)
-        format_given = params.setdefault("format", output_format or "auto")
-        if output_format is not None and format_given != output_format:
-            raise InvalidInput("output_format and format disagree: send format only")
-        if options.bg_image_base64 or options.bg_image_url:
-            extra["background"] = ImageSource.choose(options.bg_image_base64, options.bg_image_url)
-    elif processing_type == "upscale":
-        params = {"scale": scale, "quality": "balanced", "face_enhance": face_enhance}
-    outcome = await resources.pipeline.run(
+    return await operations.process(
+        resources.pipeline,
+        user,
+        base_url,
         processing_type,
-        source,
-        params,
-        user=user,
-        surface="process",
-        base_url=base_url,
+        await upload.read() if upload is not None else None,
+        options=options,
+        output_format=output_format,
         quality=quality,
-        extra_inputs=extra,
+        scale=scale,
+        face_enhance=face_enhance,
+        parameters=parameters,
     )
-    return ProcessResult.from_outcome(outcome)
-
-
-def _image_to_image_params(parameters: str | None) -> dict[str, Any]:
-    """The ``parameters`` form field: a JSON object with a ``prompt`` (and a ``strength``)."""
-    try:
-        params = json.loads(parameters or "{}")
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"parameters is not valid JSON: {exc.msg}") from exc
-    if not isinstance(params, dict) or not params.get("prompt"):
-        raise InvalidInput('parameters must be a JSON object with a "prompt"')
-    return {"prompt": params["prompt"], "strength": params.get("strength", 0.75)}

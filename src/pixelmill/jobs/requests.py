@@ -17,13 +17,14 @@ from sqlalchemy.orm import Session
 
 from pixelmill.config import Settings
 from pixelmill.db.models import User
+from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
 from pixelmill.jobs.service import JobBackends
 from pixelmill.library.images import SavedImage, save_image
 from pixelmill.operations.inputs import ImageSource, InputReader
 from pixelmill.operations.pipeline import Pipeline
 from pixelmill.queue import TaskQueue
-from pixelmill.storage import ObjectStorage
+from pixelmill.storage import ObjectStorage, UrlSigner
 from pixelmill.webhooks.registry import checked_webhook_url
 
 
@@ -52,6 +53,12 @@ class Backends(Protocol):
     def settings(self) -> Settings: ...
     @property
     def inputs(self) -> InputReader: ...
+    @property
+    def db(self) -> Database: ...
+    @property
+    def storage(self) -> ObjectStorage: ...
+    @property
+    def signer(self) -> UrlSigner: ...
     @property
     def library_storage(self) -> ObjectStorage: ...
     @property

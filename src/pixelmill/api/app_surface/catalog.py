@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from pixelmill.api.deps import BaseUrl, JwtUser, Res
+from pixelmill.api.deps import BaseUrl, JwtUser, ReadSession, Res
 from pixelmill.db.models import Product
 from pixelmill.engines.silo.engine import MAX_SILOS
 from pixelmill.library import catalog
@@ -92,6 +92,7 @@ def _item(signer: UrlSigner, base_url: str, product: Product) -> CatalogProduct:
 @router.get("", response_model=CatalogPage)
 def list_catalog(
     user: JwtUser,
+    session: ReadSession,
     resources: Res,
     base_url: BaseUrl,
     page: Annotated[int, Query(ge=1, le=10**6)] = 1,
@@ -106,9 +107,8 @@ def list_catalog(
 ) -> CatalogPage:
     """The account's products (those saved with ``POST /api/v2/products``), newest first."""
     q = catalog.CatalogQuery(page, page_size, search, category, brand, status, collection_id)
-    with resources.db.read() as session:
-        rows, total = catalog.catalog_page(session, user.id, q)
-        items = [_item(resources.signer, base_url, p) for p in rows]
+    rows, total = catalog.catalog_page(session, user.id, q)
+    items = [_item(resources.signer, base_url, p) for p in rows]
     return CatalogPage(
         items=items,
         total=total,

@@ -7,21 +7,17 @@ UUID), or any photo of a person (``model_image_url``, which then wins)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
-from pixelmill.api.deps import BaseUrl, JwtUser, Res, publish_limits
-from pixelmill.categories import SPEC_CATEGORIES, Category, from_spec, to_spec
+from pixelmill.api.deps import BaseUrl, JwtUser, Res, count_endpoint
+from pixelmill.categories import SPEC_CATEGORIES, Category, to_spec
 from pixelmill.engines.analyze import analyze_image, guess_product_category
-from pixelmill.engines.avatar import gallery_model
-from pixelmill.errors import NotFound
-from pixelmill.generation.people import gallery_model_person
-from pixelmill.generation.service import Model
-from pixelmill.library import service as library
+from pixelmill.generation import people
 from pixelmill.operations.inputs import ImageSource
+from pixelmill.operations.results import Outcome
 
 router = APIRouter(prefix="/api/tryon", tags=["try-on"])
 
@@ -46,6 +42,23 @@ class TryOnResult(BaseModel):
     credits_used: int
     credits_remaining: int | None
     details: dict[str, object]
+
+    @classmethod
+    def of(cls, outcome: Outcome, model_id: str, unused: dict[str, str | None]) -> TryOnResult:
+        """The run's images, all made with ``model_id``; the given form fields the try-on
+        does not use are listed in ``details.unused_fields``."""
+        urls = [image.url for image in outcome.images]
+        details = dict(outcome.details)
+        if any(unused.values()):
+            details["unused_fields"] = [name for name, value in unused.items() if value]
+        return cls(
+            result_url=urls[0],
+            result_urls=urls,
+            results=[TryOnImage(url=url, model=model_id) for url in urls],
+            credits_used=outcome.credits_used,
+            credits_remaining=outcome.credits_remaining,
+            details=details,
+        )
 
 
 @router.post("/classify-product", response_model=ProductClassification)
@@ -78,16 +91,6 @@ async def classify_product(
     )
 
 
-async def _model(resources: Res, user: JwtUser, model_id: str, model_type: str) -> Model:
-    if model_type == "public":
-        public = gallery_model(model_id)
-        if public is None:
-            raise NotFound("Public model not found (see GET /api/v2/avatars/public)")
-        return await gallery_model_person(resources, public)
-    with resources.db.read() as session:
-        return Model.of(library.get_avatar(session, user.id, model_id))
-
-
 @router.post("/generate", response_model=TryOnResult)
 async def generate(
     request: Request,
@@ -107,46 +110,18 @@ async def generate(
 ) -> TryOnResult:
     """The garment on the model, ``num_outputs`` variants, 1 credit each (a non-clothing
     ``product_category`` is a 422, nothing charged)."""
-    state = resources.limiter.hit_endpoint(user.id, "tryon_generate")
-    if state is not None:
-        publish_limits(request, state)
-    category = (product_category or Category.CLOTHING).strip().lower()
-    params: dict[str, object] = {
-        "num_outputs": num_outputs,
-        "prompt": prompt or None,
-        "category": from_spec(category),
-    }
-    if model_image_url:
-        source = ImageSource("url", model_image_url)
-    else:
-        model = await _model(resources, user, model_id, model_type)
-        stored = await asyncio.to_thread(resources.library_storage.get, model.image_key)
-        if stored is None:
-            raise NotFound("The model's image is missing")
-        source = ImageSource("bytes", stored.data)
-        params["landmarks"] = model.landmarks
-    product = ImageSource("bytes", await product_image.read())
-    outcome = await resources.pipeline.run(
-        "tryon",
-        source,
-        params,
-        user=user,
-        surface="tryon",
-        base_url=base_url,
-        output_format="jpeg",
-        quality=90,
-        extra_inputs={"product": product},
+    count_endpoint(request, resources, user, "tryon_generate")
+    outcome = await people.try_on(
+        resources,
+        user,
+        base_url,
+        product=await product_image.read(),
+        model_id=model_id,
+        model_type=model_type,
+        model_image_url=model_image_url,
+        category=product_category,
+        prompt=prompt,
+        num_outputs=num_outputs,
     )
-    urls = [image.url for image in outcome.images]
     unused = {"product_description": product_description, "pose_key": pose_key}
-    details = dict(outcome.details)
-    if any(unused.values()):
-        details["unused_fields"] = [name for name, value in unused.items() if value]
-    return TryOnResult(
-        result_url=urls[0],
-        result_urls=urls,
-        results=[TryOnImage(url=url, model=model_id) for url in urls],
-        credits_used=outcome.credits_used,
-        credits_remaining=outcome.credits_remaining,
-        details=details,
-    )
+    return TryOnResult.of(outcome, model_id, unused)
