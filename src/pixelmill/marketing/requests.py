@@ -8,10 +8,22 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
+from pixelmill.categories import from_spec
+from pixelmill.credits.pricing import ASSET_COLLECTION_PRICE, OPERATION_PRICES
+from pixelmill.db.models import Job
 from pixelmill.errors import InvalidInput
 from pixelmill.imaging import ImageInputError, check_url_allowed
+from pixelmill.jobs import service as jobs
 from pixelmill.jobs.requests import JobRequestBase
 from pixelmill.marketing import service as marketing
+from pixelmill.marketing.ad_kinds import (
+    AD_PACK_KIND,
+    ASSET_COLLECTION_KIND,
+    COLLECTION_LABELS,
+    AdPackJobParams,
+    AssetCollectionJobParams,
+)
+from pixelmill.marketing.kinds import VideoJobParams
 from pixelmill.marketing.pages import page_policy
 from pixelmill.marketing.schemas import (
     AdPackCreate,
@@ -23,6 +35,7 @@ from pixelmill.marketing.schemas import (
     VideoCreate,
     VideoJobCreated,
 )
+from pixelmill.marketing.service import VIDEO_KIND
 from pixelmill.marketing.video import MAX_SCRIPT_WORDS
 from pixelmill.operations.inputs import ImageSource, image_error
 
@@ -47,6 +60,22 @@ class _InputRequest(JobRequestBase):
     def discard(self) -> None:
         self._delete(self.input_key)
 
+    def _video_job(self, session: Session, params: VideoJobParams) -> tuple[Job, int]:
+        """Reserve the video's price and write the ``pending`` numbered ``video`` job."""
+        return jobs.create_job(
+            session,
+            self.backends.jobs,
+            user_id=self.user.id,
+            kind=VIDEO_KIND,
+            count=1,
+            price=OPERATION_PRICES[VIDEO_KIND],
+            base_url=self.base_url,
+            input_key=self.input_key,
+            params=params,
+            webhook_url=self.webhook_url,
+            numbered=True,
+        )
+
 
 @dataclass
 class VideoRequest(_InputRequest):
@@ -63,22 +92,17 @@ class VideoRequest(_InputRequest):
         await self._store(ImageSource.choose(self.body.image_base64, self.body.image_url))
 
     def create(self, session: Session) -> VideoJobCreated:
-        body = self.body
-        job, remaining = marketing.create_video_job(
-            session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            input_key=self.input_key,
+        b = self.body
+        aspect = b.aspect_ratio or b.aspect
+        params = VideoJobParams(
             script=self.script,
-            duration=body.duration,
-            aspect=body.aspect_ratio or body.aspect,
-            tone=body.tone,
-            subtitles=body.subtitles,
-            base_url=self.base_url,
-            product_name=body.product_name,
-            webhook_url=self.webhook_url,
+            duration=b.duration,
+            aspect=aspect,
+            tone=b.tone,
+            subtitles=b.subtitles,
+            product_name=b.product_name,
         )
-        return marketing.created(job, remaining, self.base_url)
+        return marketing.created(*self._video_job(session, params), self.base_url)
 
 
 @dataclass
@@ -91,23 +115,18 @@ class TryOnVideoRequest(_InputRequest):
         await self._store(ImageSource("url", self.form.image_url))
 
     def create(self, session: Session) -> TryOnVideoCreated:
-        form = self.form
-        job, _ = marketing.create_video_job(
-            session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            input_key=self.input_key,
-            script=form.script,
-            duration=form.duration,
-            aspect="9:16",
-            tone=form.tone,
-            subtitles=form.enable_subtitles,
-            base_url=self.base_url,
+        f = self.form
+        params = VideoJobParams(
+            script=f.script,
+            duration=f.duration,
+            tone=f.tone,
+            subtitles=f.enable_subtitles,
             surface="tryon",
         )
+        job, _ = self._video_job(session, params)
         assert job.number is not None
         message = "video job created"
-        if form.prompt.strip():
+        if f.prompt.strip():
             message += "; prompt not used (the offline renderer animates the image as it is)"
         return TryOnVideoCreated(
             job_id=job.number,
@@ -129,7 +148,8 @@ def _check_page_url(url: str, allow_loopback: bool) -> None:
 
 @dataclass
 class AdPackRequest(JobRequestBase):
-    """``POST /api/v2/ad-pack``: the page address checked now, read by the job."""
+    """``POST /api/v2/ad-pack``: the page address checked now, read by the job; the parts'
+    prices reserved and the ``pending`` numbered ``ad_pack`` job written."""
 
     body: AdPackCreate = field(kw_only=True)
     parts: dict[str, int] = field(default_factory=dict, init=False)
@@ -143,21 +163,39 @@ class AdPackRequest(JobRequestBase):
         await asyncio.to_thread(_check_page_url, self.body.url, allow_loopback)
 
     def create(self, session: Session) -> AdPackCreated:
-        return marketing.create_ad_pack(
+        body, parts = self.body, self.parts
+        warnings = [marketing.ANIMATIONS_WARNING] if body.include_animations else None
+        count = 1 + 6 * ("images" in parts) + 8 * ("ads" in parts) + ("captions" in parts)
+        count += "video" in parts
+        job, remaining = jobs.create_job(
             session,
             self.backends.jobs,
-            self.body,
-            self.parts,
             user_id=self.user.id,
+            kind=AD_PACK_KIND,
+            count=count,
+            price=sum(parts.values()),
             base_url=self.base_url,
+            params=AdPackJobParams(url=body.url, parts=parts, warnings=warnings),
             webhook_url=self.webhook_url,
+            numbered=True,
+        )
+        assert job.number is not None
+        return AdPackCreated(
+            job_id=job.number,
+            status=job.status,
+            poll_url=self.base_url.rstrip("/") + f"/api/v2/ad-pack/{job.number}",
+            credits_reserved=job.credits_reserved,
+            credits_remaining=remaining,
+            parts=parts,
+            warnings=warnings,
         )
 
 
 @dataclass
 class AssetCollectionRequest(_InputRequest):
     """``POST /api/tryon/start-asset-collection``: the uploaded product photo stored, then
-    the collection's job."""
+    ``ASSET_COLLECTION_PRICE`` reserved and the ``pending`` numbered ``asset_collection`` job
+    written."""
 
     form: AssetCollectionForm = field(kw_only=True)
     data: bytes = field(kw_only=True, repr=False)
@@ -166,13 +204,30 @@ class AssetCollectionRequest(_InputRequest):
         await self._store(ImageSource("bytes", self.data))
 
     def create(self, session: Session) -> AssetCollectionCreated:
-        return marketing.create_asset_collection(
+        f = self.form
+        job, remaining = jobs.create_job(
             session,
             self.backends.jobs,
             user_id=self.user.id,
-            input_key=self.input_key,
-            category=self.form.category,
-            description=self.form.product_description,
-            catalog_product_id=self.form.catalog_product_id,
+            kind=ASSET_COLLECTION_KIND,
+            count=len(COLLECTION_LABELS),
+            price=ASSET_COLLECTION_PRICE,
             base_url=self.base_url,
+            input_key=self.input_key,
+            category=from_spec(f.category),
+            params=AssetCollectionJobParams(
+                description=f.product_description,
+                catalog_product_id=f.catalog_product_id,
+                category=f.category,
+            ),
+            numbered=True,
+        )
+        assert job.number is not None
+        return AssetCollectionCreated(
+            collection_id=job.number,
+            status=job.status,
+            credits_reserved=job.credits_reserved,
+            credits_remaining=remaining,
+            poll_url=self.base_url.rstrip("/") + f"/api/tryon/asset-collection/{job.number}",
+            images=list(COLLECTION_LABELS),
         )
