@@ -14,6 +14,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from pixelmill.engines.video.face import find_face
+from pixelmill.marketing.ad_kinds import AdPackJobParams, AssetCollectionJobParams
+from pixelmill.marketing.kinds import VideoJobParams
 from pixelmill.resources import Resources
 from tests.marketing.media import audio_pcm, envelope, grey_frames, probe
 from tests.support.accounts import Account, login, make_account
@@ -212,3 +214,44 @@ def test_jwt_create_video_and_status(
     gone = client.get(f"/api/tryon/video-status/{body['job_id']}", headers=other_headers)
     assert gone.status_code == 404
     assert balance_of(resources, acct.id) == 0 and ledger_consistent(resources, acct.id)
+
+
+def test_rows_stored_before_typed_params_still_read() -> None:
+    """The dicts the creates wrote before the kinds declared their params read back typed,
+    their keys unchanged, and what the runs merged in later is kept."""
+    video = VideoJobParams.model_validate(
+        {
+            "script": "Hello there",
+            "duration": 8,
+            "aspect": "1:1",
+            "tone": "casual",
+            "subtitles": True,
+            "product_name": None,
+            "surface": "tryon",
+            "video": {"duration_seconds": 3.2},
+        }
+    )
+    assert (video.script, video.duration, video.aspect, video.tone) == (
+        "Hello there",
+        8,
+        "1:1",
+        "casual",
+    )
+    assert video.subtitles and video.surface == "tryon" and video.video["duration_seconds"] == 3.2
+    pack = AdPackJobParams.model_validate(
+        {"url": "https://shop.test/p", "parts": {"ads": 2}, "warnings": None, "captions": [{}]}
+    )
+    assert (pack.url, pack.parts, pack.warnings, pack.captions) == (
+        "https://shop.test/p",
+        {"ads": 2},
+        None,
+        [{}],
+    )
+    collection = AssetCollectionJobParams.model_validate(
+        {"description": "A mug", "catalog_product_id": 4, "category": "home"}
+    )
+    assert (collection.description, collection.catalog_product_id, collection.category) == (
+        "A mug",
+        4,
+        "home",
+    )

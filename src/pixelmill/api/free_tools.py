@@ -13,8 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from pixelmill.accounts.security import API_KEY_PREFIX
-from pixelmill.api.deps import Res, client_ip, key_user
-from pixelmill.api.rendering import public_base_url
+from pixelmill.api.deps import BaseUrl, Res, client_ip, key_user
 from pixelmill.db.models import User
 from pixelmill.errors import RateLimited
 from pixelmill.operations.inputs import ImageSource
@@ -46,6 +45,7 @@ async def _run_free(
     params: dict[str, Any],
     request: Request,
     resources: Res,
+    base_url: str,
 ) -> tuple[Outcome, FreeRemaining]:
     user = await _optional_user(request, resources)
     ip = client_ip(request)
@@ -65,7 +65,7 @@ async def _run_free(
         params,
         user=user,
         surface="free",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
     )
     if user is not None:
         return outcome, "unlimited"
@@ -78,11 +78,13 @@ FreeImage = Annotated[UploadFile, File(description="JPEG, PNG or WebP")]
 
 @router.post("/background-remover/generate")
 async def background_remover(
-    image: FreeImage, request: Request, resources: Res
+    image: FreeImage, request: Request, resources: Res, base_url: BaseUrl
 ) -> FreeToolImageResult:
     """Remove the background (transparent PNG). Free: 3 per day per IP."""
     return FreeToolImageResult.from_outcome(
-        *await _run_free("background-remover", "background_removal", image, {}, request, resources)
+        *await _run_free(
+            "background-remover", "background_removal", image, {}, request, resources, base_url
+        )
     )
 
 
@@ -91,29 +93,32 @@ async def image_upscaler(
     image: FreeImage,
     request: Request,
     resources: Res,
+    base_url: BaseUrl,
     scale: Annotated[Literal["2", "4"], Form()] = "2",
 ) -> FreeToolImageResult:
     """Upscale 2x or 4x. Free: 3 per day per IP."""
     params = {"scale": int(scale), "quality": "balanced"}
     return FreeToolImageResult.from_outcome(
-        *await _run_free("image-upscaler", "upscale", image, params, request, resources)
+        *await _run_free("image-upscaler", "upscale", image, params, request, resources, base_url)
     )
 
 
 @router.post("/text-remover/generate")
-async def text_remover(image: FreeImage, request: Request, resources: Res) -> FreeToolImageResult:
+async def text_remover(
+    image: FreeImage, request: Request, resources: Res, base_url: BaseUrl
+) -> FreeToolImageResult:
     """Remove text and watermarks. Free: 3 per day per IP."""
     return FreeToolImageResult.from_outcome(
-        *await _run_free("text-remover", "text_removal", image, {}, request, resources)
+        *await _run_free("text-remover", "text_removal", image, {}, request, resources, base_url)
     )
 
 
 @router.post("/image-analyzer/analyze")
 async def image_analyzer(
-    image: FreeImage, request: Request, resources: Res
+    image: FreeImage, request: Request, resources: Res, base_url: BaseUrl
 ) -> FreeToolAnalysisResult:
     """Analyse an image: objects we can detect, colours, text, composition, quality, mood,
     description and alt text. Free: 3 per day per IP."""
     return FreeToolAnalysisResult.from_outcome(
-        *await _run_free("image-analyzer", "analyze", image, {}, request, resources)
+        *await _run_free("image-analyzer", "analyze", image, {}, request, resources, base_url)
     )

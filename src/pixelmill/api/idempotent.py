@@ -6,9 +6,6 @@ the response in one transaction on a worker thread."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -19,29 +16,6 @@ from pixelmill import idempotency
 from pixelmill.db.models import User
 from pixelmill.db.session import Database
 from pixelmill.jobs.requests import JobRequest
-
-T = TypeVar("T")
-
-
-@dataclass
-class Closures(Generic[T]):
-    """The old spelling, for create endpoints not yet moved to a domain request:
-    ``prepare``'s result is handed to ``create`` and, after a refusal, to ``discard``."""
-
-    prepare_: Callable[[], Awaitable[T]]
-    create_: Callable[[Session, T], BaseModel]
-    discard_: Callable[[T], object] | None = None
-    prepared: T | None = field(default=None, init=False)
-
-    async def prepare(self) -> None:
-        self.prepared = await self.prepare_()
-
-    def create(self, session: Session) -> BaseModel:
-        return self.create_(session, self.prepared)  # type: ignore[arg-type]
-
-    def discard(self) -> None:
-        if self.discard_ is not None:
-            self.discard_(self.prepared)  # type: ignore[arg-type]
 
 
 async def idempotent_create(

@@ -22,6 +22,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from pixelmill.categories import Category, normalise_category
@@ -52,7 +53,7 @@ from pixelmill.imaging import (
     fetch_image_url,
 )
 from pixelmill.jobs.runner import Rendered
-from pixelmill.jobs.service import Claim
+from pixelmill.jobs.service import Claim, JobParams
 from pixelmill.marketing.pages import PageError, ProductFacts, page_policy, read_product_page
 from pixelmill.marketing.video import render_video
 
@@ -149,6 +150,28 @@ def _merge_params(session: Session, claim: Claim, **values: Any) -> None:
         job.params = {**(job.params or {}), **values}
 
 
+class AdPackJobParams(JobParams):
+    """What an ``ad_pack`` job keeps: the page, the parts and their prices, the warnings;
+    then, merged in as each is delivered, the page's ``product`` facts, the ``captions`` and
+    the ``video``'s data."""
+
+    url: str
+    parts: dict[str, int] = Field(default_factory=dict)
+    warnings: list[str] | None = None
+    product: dict[str, Any] | None = None
+    captions: list[dict[str, Any]] = Field(default_factory=list)
+    video: dict[str, Any] = Field(default_factory=dict)
+
+
+class AssetCollectionJobParams(JobParams):
+    """What an ``asset_collection`` job keeps: the ads' headline source and the spec
+    category it was asked for."""
+
+    description: str | None = None
+    catalog_product_id: int | None = None
+    category: str | None = None
+
+
 UGC_VIDEO_SECONDS = 10
 
 
@@ -208,9 +231,9 @@ class AdPackKind:
         )
 
     def plan(self, claim: Claim) -> Sequence[Planned]:
-        p = claim.params
+        p = claim.typed(AdPackJobParams)
         try:
-            facts = read_product_page(str(p["url"]), page_policy(self.allow_loopback))
+            facts = read_product_page(p.url, page_policy(self.allow_loopback))
         except ImageInputError as exc:
             raise PageError(f"the product page could not be fetched: {exc}") from exc
         self.ads.load()
@@ -222,7 +245,7 @@ class AdPackKind:
                 PRODUCT_POSITION, "product", partial(_json_file, "product", product), price=0
             )
         ]
-        prices = dict(p.get("parts", {}))
+        prices = p.parts
         if "images" in prices:
             self.scenes.load()
             params = ScenesParams(
@@ -367,9 +390,10 @@ class AssetCollectionKind:
         scenes = self.scenes.plan(EngineInputs(cutout), params)
         outputs = [(i, f"scene:{s.label}", s.render) for i, s in enumerate(scenes)]
         outputs.append((COLLECTION_SCENES, "silo", partial(silo, cutout)))
-        description = str(claim.params.get("description") or "")
+        p = claim.typed(AssetCollectionJobParams)
+        description = p.description or ""
         headline = shorten(first_sentence(description), 60) if description else ""
-        fallback = COLLECTION_HEADLINES.get(str(claim.params.get("category")), "New arrival")
+        fallback = COLLECTION_HEADLINES.get(str(p.category), "New arrival")
         copy = AdCopy(headline=headline or fallback, cta="Shop now")
         for j, (platform, style) in enumerate(COLLECTION_ADS):
             render = partial(_ad_output, cutout, platform, style, copy)

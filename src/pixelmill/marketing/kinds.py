@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import Field
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
@@ -17,8 +18,23 @@ from pixelmill.engines.base import OutputFile, PlannedFile
 from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import DecodedImage
 from pixelmill.jobs.runner import Rendered
-from pixelmill.jobs.service import Claim
+from pixelmill.jobs.service import Claim, JobParams
 from pixelmill.marketing.video import render_through, script_for, speak
+
+
+class VideoJobParams(JobParams):
+    """What a ``video`` job keeps: the request's fields (an empty ``script`` is written by
+    the run for ``duration`` seconds in ``tone``), the surface that polls it, and what the
+    stored video is (``video``: duration, script, method; merged in when stored)."""
+
+    script: str = ""
+    duration: int = 5
+    aspect: str = "9:16"
+    tone: str = "enthusiastic"
+    subtitles: bool = False
+    product_name: str | None = None
+    surface: str = "v2"
+    video: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -31,24 +47,21 @@ class VideoKind:
     subject: str = "image"
 
     def plan(self, claim: Claim) -> list[PlannedFile]:
-        p = claim.params
+        p = claim.typed(VideoJobParams)
         image = self.load_input(claim.input_key).pixels
-        script = " ".join(str(p.get("script") or "").split())
+        script = " ".join(p.script.split())
         written: dict[str, Any] = {}
         if not script:
             result = script_for(
                 image,
-                duration_seconds=int(p.get("duration") or 5),
-                tone=str(p.get("tone") or "enthusiastic"),
-                product_name=p.get("product_name"),
+                duration_seconds=p.duration,
+                tone=p.tone,
+                product_name=p.product_name,
                 seed=claim.seed,
             )
             script = result.script
             written = {"script_written": True, "script_method": result.details["method"]}
         speech = speak(script)
-
-        aspect = str(p.get("aspect") or "9:16")
-        subtitles = bool(p.get("subtitles"))
 
         def render() -> OutputFile:
             out = render_through(
@@ -56,8 +69,8 @@ class VideoKind:
                 image,
                 speech,
                 script,
-                aspect=aspect,
-                subtitles=subtitles,
+                aspect=p.aspect,
+                subtitles=p.subtitles,
                 seed=claim.seed,
             )
             out.data.update(written)

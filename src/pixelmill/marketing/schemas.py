@@ -136,6 +136,17 @@ else:  # the spec's categories, an enum in the OpenAPI document
     AssetCategory = Literal[tuple(c.value for c in SPEC_CATEGORIES)]
 
 
+class TryOnVideoForm(BaseModel):
+    """What identifies a try-on ``create-video`` request (its Idempotency-Key fingerprint)."""
+
+    image_url: str
+    script: str
+    prompt: str
+    tone: str
+    duration: int
+    enable_subtitles: bool
+
+
 class AssetCollectionForm(BaseModel):
     """What identifies a start-asset-collection request (its Idempotency-Key fingerprint)."""
 

@@ -5,30 +5,26 @@ and a collection's output by output as each is delivered; the rest released at t
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.orm import Session
 
-from pixelmill.categories import from_spec
-from pixelmill.credits.pricing import AD_PACK_PRICES, ASSET_COLLECTION_PRICE, OPERATION_PRICES
+from pixelmill.credits.pricing import AD_PACK_PRICES
 from pixelmill.db.models import Job
 from pixelmill.engines.ads import PLATFORMS
 from pixelmill.engines.product_text import count_words
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import lifecycle
 from pixelmill.jobs import service as jobs
-from pixelmill.jobs.service import JobBackends
 from pixelmill.marketing.ad_kinds import (
     AD_PACK_KIND,
     ASSET_COLLECTION_KIND,
-    COLLECTION_LABELS,
     PACK_AD_STYLES,
+    AdPackJobParams,
+    AssetCollectionJobParams,
 )
+from pixelmill.marketing.kinds import VideoJobParams
 from pixelmill.marketing.schemas import (
     AdPackCreate,
-    AdPackCreated,
     AdPackStatus,
-    AssetCollectionCreated,
     AssetCollectionStatus,
     CaptionOut,
     CollectionImage,
@@ -61,47 +57,6 @@ def check_script(script: str, limit: int = MAX_SCRIPT_WORDS) -> str:
     return text
 
 
-def create_video_job(
-    session: Session,
-    backends: JobBackends,
-    *,
-    user_id: int,
-    input_key: str,
-    script: str,
-    duration: int,
-    aspect: str,
-    tone: str,
-    subtitles: bool,
-    base_url: str,
-    product_name: str | None = None,
-    webhook_url: str | None = None,
-    surface: str = "v2",
-) -> tuple[Job, int]:
-    """Reserve the video's price and write the ``pending`` job (dispatched after commit)."""
-    params: dict[str, Any] = {
-        "script": script,
-        "duration": duration,
-        "aspect": aspect,
-        "tone": tone,
-        "subtitles": subtitles,
-        "product_name": product_name,
-        "surface": surface,
-    }
-    return jobs.create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind=VIDEO_KIND,
-        count=1,
-        price=OPERATION_PRICES[VIDEO_KIND],
-        base_url=base_url,
-        input_key=input_key,
-        params=params,
-        webhook_url=webhook_url,
-        numbered=True,
-    )
-
-
 def poll_url(base_url: str, job: Job, surface: str = "v2") -> str:
     path = "/api/v2/jobs/video/" if surface == "v2" else "/api/tryon/video-status/"
     return base_url.rstrip("/") + f"{path}{job.number}"
@@ -124,8 +79,8 @@ def video_status(
     """A video job of the account by its integer id (another account's: 404)."""
     job = jobs.get_numbered_job(session, user_id, number, kind=VIDEO_KIND)
     results = jobs.results_of(session, signer, job, base_url)
-    params = job.params or {}
-    video: dict[str, Any] = dict(params.get("video") or {})
+    params = VideoJobParams.model_validate(job.params or {})
+    video = params.video
     details: dict[str, object] = {
         k: video[k]
         for k in (
@@ -150,8 +105,8 @@ def video_status(
         credits_reserved=job.credits_reserved,
         credits_used=job.credits_used,
         duration_seconds=video.get("duration_seconds"),
-        script=video.get("script") or params.get("script") or None,
-        aspect=str(params.get("aspect", "9:16")),
+        script=video.get("script") or params.script or None,
+        aspect=params.aspect,
         details=details,
         created_at=job.created_at,
         completed_at=job.completed_at,
@@ -181,44 +136,6 @@ def ad_pack_parts(body: AdPackCreate) -> dict[str, int]:
     return parts
 
 
-def create_ad_pack(
-    session: Session,
-    backends: JobBackends,
-    body: AdPackCreate,
-    parts: dict[str, int],
-    *,
-    user_id: int,
-    base_url: str,
-    webhook_url: str | None,
-) -> AdPackCreated:
-    """Reserve the parts' prices and write the ``pending`` numbered ``ad_pack`` job."""
-    warnings = [ANIMATIONS_WARNING] if body.include_animations else None
-    count = 1 + 6 * ("images" in parts) + 8 * ("ads" in parts) + ("captions" in parts)
-    count += "video" in parts
-    job, remaining = jobs.create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind=AD_PACK_KIND,
-        count=count,
-        price=sum(parts.values()),
-        base_url=base_url,
-        params={"url": body.url, "parts": parts, "warnings": warnings},
-        webhook_url=webhook_url,
-        numbered=True,
-    )
-    assert job.number is not None
-    return AdPackCreated(
-        job_id=job.number,
-        status=job.status,
-        poll_url=base_url.rstrip("/") + f"/api/v2/ad-pack/{job.number}",
-        credits_reserved=job.credits_reserved,
-        credits_remaining=remaining,
-        parts=parts,
-        warnings=warnings,
-    )
-
-
 def _results(session: Session, signer: UrlSigner, job: Job, base_url: str) -> dict[str, str]:
     return {r.scene: r.url for r in jobs.results_of(session, signer, job, base_url)}
 
@@ -236,9 +153,9 @@ def ad_pack_status(
 ) -> AdPackStatus:
     """The body of ``GET /api/v2/ad-pack/{job_id}``: every part delivered so far."""
     job = jobs.get_numbered_job(session, user_id, number, kind=AD_PACK_KIND)
-    params: dict[str, Any] = dict(job.params or {})
+    params = AdPackJobParams.model_validate(job.params or {})
     urls = _results(session, signer, job, base_url)
-    product = params.get("product")
+    product = params.product
     ads = []
     for platform, style in PACK_AD_STYLES.items():
         url = urls.get(f"ad:{platform}")
@@ -253,63 +170,22 @@ def ad_pack_status(
     return AdPackStatus(
         job_id=number,
         status=job.status,
-        url=str(params.get("url", "")),
+        url=params.url,
         product=ProductOut.model_validate(product) if product else None,
         product_images=[url for label, url in urls.items() if label.startswith("photo:")],
         ugc_video_url=urls.get("video"),
         static_ads=ads,
-        captions=[CaptionOut.model_validate(c) for c in params.get("captions", [])],
+        captions=[CaptionOut.model_validate(c) for c in params.captions],
         credits_reserved=job.credits_reserved,
         credits_used=job.credits_used,
-        parts=dict(params.get("parts", {})),
+        parts=params.parts,
         progress=_progress(job),
         error=job.error,
-        warnings=params.get("warnings"),
+        warnings=params.warnings,
         details=details,
         created_at=job.created_at,
         started_at=job.started_at,
         completed_at=job.completed_at,
-    )
-
-
-def create_asset_collection(
-    session: Session,
-    backends: JobBackends,
-    *,
-    user_id: int,
-    input_key: str,
-    category: str,
-    description: str | None,
-    catalog_product_id: int | None,
-    base_url: str,
-) -> AssetCollectionCreated:
-    """Reserve ``ASSET_COLLECTION_PRICE``; write the ``pending`` numbered ``asset_collection``
-    job."""
-    job, remaining = jobs.create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind=ASSET_COLLECTION_KIND,
-        count=len(COLLECTION_LABELS),
-        price=ASSET_COLLECTION_PRICE,
-        base_url=base_url,
-        input_key=input_key,
-        category=from_spec(category),
-        params={
-            "description": description,
-            "catalog_product_id": catalog_product_id,
-            "category": category,
-        },
-        numbered=True,
-    )
-    assert job.number is not None
-    return AssetCollectionCreated(
-        collection_id=job.number,
-        status=job.status,
-        credits_reserved=job.credits_reserved,
-        credits_remaining=remaining,
-        poll_url=base_url.rstrip("/") + f"/api/tryon/asset-collection/{job.number}",
-        images=list(COLLECTION_LABELS),
     )
 
 
@@ -325,7 +201,7 @@ def asset_collection_status(
     return AssetCollectionStatus(
         collection_id=number,
         status=job.status,
-        category=str((job.params or {}).get("category", job.category)),
+        category=AssetCollectionJobParams.model_validate(job.params or {}).category or job.category,
         credits_reserved=job.credits_reserved,
         credits_used=job.credits_used,
         progress=_progress(job),

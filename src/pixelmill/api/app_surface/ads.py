@@ -10,13 +10,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Path, Request, UploadFile
 from fastapi.responses import JSONResponse
-from sqlalchemy.orm import Session
 
-from pixelmill.api.deps import JwtUser, Res
-from pixelmill.api.idempotent import Closures, idempotent_create
-from pixelmill.api.rendering import public_base_url
-from pixelmill.library.images import SavedImage, save_image
+from pixelmill.api.deps import BaseUrl, JwtUser, ReadSession, Res
+from pixelmill.api.idempotent import idempotent_create
 from pixelmill.marketing import service as marketing
+from pixelmill.marketing.requests import AssetCollectionRequest
 from pixelmill.marketing.schemas import (
     AdRequest,
     AdResult,
@@ -32,7 +30,7 @@ router = APIRouter(prefix="/api/tryon", tags=["try-on"])
 
 @router.post("/generate-ai-ad", response_model=AdResult)
 async def generate_ai_ad(
-    body: AdRequest, request: Request, user: JwtUser, resources: Res
+    body: AdRequest, user: JwtUser, resources: Res, base_url: BaseUrl
 ) -> AdResult:
     """A ready-to-post ad (free): the product in ``image_url`` cut out and laid out with the
     headline, tagline, a button and an optional price badge at the platform's exact size, in
@@ -54,7 +52,7 @@ async def generate_ai_ad(
         params,
         user=user,
         surface="tryon",
-        base_url=public_base_url(request, resources),
+        base_url=base_url,
         output_format="jpeg",
         quality=92,
     )
@@ -77,6 +75,7 @@ async def start_asset_collection(
     request: Request,
     user: JwtUser,
     resources: Res,
+    base_url: BaseUrl,
     product_image: Annotated[UploadFile, File(description="the product photo")],
     category: Annotated[AssetCategory, Form()],
     product_description: Annotated[str | None, Form(max_length=2000)] = None,
@@ -87,38 +86,15 @@ async def start_asset_collection(
     headlined from ``product_description``. 6 credits (1 per image) reserved now; an image
     that cannot be made is not charged. Poll ``GET /api/tryon/asset-collection/{collection_id}``.
     Honours ``Idempotency-Key``."""
-    base_url = public_base_url(request, resources)
     data = await product_image.read()
-    fingerprint = AssetCollectionForm(
+    form = AssetCollectionForm(
         category=category,
         product_description=product_description,
         catalog_product_id=catalog_product_id,
         image_sha256=hashlib.sha256(data).hexdigest(),
     )
-
-    async def prepare() -> SavedImage:
-        return await save_image(
-            resources.inputs, resources.library_storage, ImageSource("bytes", data), user, "inputs"
-        )
-
-    def create(session: Session, saved: SavedImage) -> AssetCollectionCreated:
-        return marketing.create_asset_collection(
-            session,
-            resources.jobs,
-            user_id=user.id,
-            input_key=saved.key,
-            category=category,
-            description=product_description,
-            catalog_product_id=catalog_product_id,
-            base_url=base_url,
-        )
-
-    def discard(saved: SavedImage) -> None:
-        resources.library_storage.delete(saved.key)
-
-    return await idempotent_create(
-        request, resources.db, user, fingerprint, 202, Closures(prepare, create, discard)
-    )
+    create = AssetCollectionRequest(resources, user, base_url, form=form, data=data)
+    return await idempotent_create(request, resources.db, user, form, 202, create)
 
 
 @router.get("/asset-collection/{collection_id}", response_model=AssetCollectionStatus)
@@ -126,10 +102,10 @@ def get_asset_collection(
     collection_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     user: JwtUser,
     resources: Res,
-    request: Request,
+    session: ReadSession,
+    base_url: BaseUrl,
 ) -> AssetCollectionStatus:
     """The collection so far: each image as it is delivered (``type`` scene, silo or ad)."""
-    with resources.db.read() as session:
-        return marketing.asset_collection_status(
-            session, resources.signer, user.id, collection_id, public_base_url(request, resources)
-        )
+    return marketing.asset_collection_status(
+        session, resources.signer, user.id, collection_id, base_url
+    )
