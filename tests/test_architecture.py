@@ -227,3 +227,120 @@ def test_providers_are_transport_and_routing_only() -> None:
         if top(imp.importer) == "providers" and top(imp.target) in ("engines", "operations")
     ]
     assert not bad, "\n".join(bad)
+
+
+# ---- who owns what: prices, the jobs tables, thin handlers ------------------------------------
+
+PRICE_OWNER = "credits"
+"""The one package that states a price in credits (``credits/pricing.py``)."""
+
+JOB_TABLES = ("Job", "JobResult", "Batch")
+"""The models of the job machinery's tables; only ``jobs/`` queries them (others ask
+``jobs.service``)."""
+
+HANDLER_MAX_LINES = 40
+"""An API handler (a function under a ``@router.<method>`` decorator) from ``def`` to its last
+line, docstring included: it parses, authenticates and makes one call."""
+
+ROUTER_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def _numbers(node: ast.AST) -> list[int]:
+    """The whole numbers written in ``node`` other than 0 and 1, leaving out indices and slices
+    (``text[:12]``) and keyword arguments (``Field(max_length=16)``): sizes, not prices."""
+    if isinstance(node, (ast.Subscript, ast.keyword)):
+        return []
+    if isinstance(node, ast.Constant):
+        return [node.value] if type(node.value) is int and node.value not in (0, 1) else []
+    return [n for child in ast.iter_child_nodes(node) for n in _numbers(child)]
+
+
+def price_literals(path: Path, tree: ast.AST) -> list[str]:
+    """Places that state a price: a name containing ``price`` bound to a number (or a table of
+    numbers), or a ``*price*`` function that returns a number written in it."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if any("price" in n.lower() for n in names) and _numbers(node.value):
+                found.append(f"{path}:{node.lineno} {names[0]}")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "price" in node.name:
+            for ret in ast.walk(node):
+                if isinstance(ret, ast.Return) and ret.value is not None and _numbers(ret.value):
+                    found.append(f"{path}:{ret.lineno} {node.name}")
+    return found
+
+
+def job_table_queries(path: Path, tree: ast.AST) -> list[str]:
+    """``select/update/delete/insert(Job...)`` and ``session.get(Job, ...)`` calls."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        if name not in ("select", "update", "delete", "insert", "get", "query"):
+            continue
+        first = node.args[0]
+        while isinstance(first, ast.Attribute):  # select(Job.id)
+            first = first.value
+        if isinstance(first, ast.Name) and first.id in JOB_TABLES:
+            found.append(f"{path}:{node.lineno} {name}({first.id})")
+    return found
+
+
+def long_handlers(path: Path, tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        routed = any(
+            isinstance(d, ast.Call)
+            and isinstance(d.func, ast.Attribute)
+            and d.func.attr in ROUTER_METHODS
+            for d in node.decorator_list
+        )
+        lines = (node.end_lineno or node.lineno) - node.lineno + 1
+        if routed and lines > HANDLER_MAX_LINES:
+            found.append(f"{path}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+def scan(check: object, where: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    assert callable(check)
+    found: list[str] = []
+    for path in sorted(where.rglob("*.py")):
+        rel = path.relative_to(where)
+        if rel.parts[0] in skip:
+            continue
+        found.extend(check(rel, ast.parse(path.read_text())))
+    return found
+
+
+def test_the_ownership_checks_see_what_they_forbid(tmp_path: Path) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "prices.py").write_text(
+        "PACK_PRICES = {'images': 6}\n"
+        "def video_price(n):\n    return 50\n"
+        "def row(session, i):\n    return session.get(Job, i)\n"
+        "def ids(session):\n    return session.scalars(select(Job.id))\n"
+        "@router.post('/x')\ndef handler():\n" + "    pass\n" * 45
+    )
+    assert len(scan(price_literals, tmp_path)) == 2
+    assert len(scan(job_table_queries, tmp_path)) == 2
+    assert len(scan(long_handlers, tmp_path)) == 1
+    assert scan(price_literals, tmp_path, skip=("shop",)) == []
+
+
+def test_no_module_outside_credits_states_a_price() -> None:
+    # engines draw price tags on ads (text), they do not charge.
+    assert scan(price_literals, PACKAGE, skip=(PRICE_OWNER, "engines")) == []
+
+
+def test_only_jobs_queries_the_jobs_tables() -> None:
+    assert scan(job_table_queries, PACKAGE, skip=("jobs", "db", "migrations")) == []
+
+
+def test_no_api_handler_is_over_40_lines() -> None:
+    assert scan(long_handlers, PACKAGE / "api") == []

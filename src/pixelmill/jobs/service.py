@@ -472,6 +472,14 @@ def find_job(session: Session, job_id: str) -> Job | None:
     return session.get(Job, job_id)
 
 
+def merge_params(session: Session, job_id: str, **values: Any) -> None:
+    """Add ``values`` to a job's stored parameters (what its poll shows beside the results),
+    for a kind that records what a delivered output learnt (an ad pack's page facts)."""
+    job = session.get(Job, job_id)
+    if job is not None:
+        job.params = {**(job.params or {}), **values}
+
+
 def status_of_job(job_id: QueryableAttribute[str | None]) -> ScalarSelect[str]:
     """The status of the job ``job_id`` names, as a column of another domain's query (None
     when there is none)."""

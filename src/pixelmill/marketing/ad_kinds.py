@@ -27,7 +27,6 @@ from sqlalchemy.orm import Session
 
 from pixelmill.categories import Category, normalise_category
 from pixelmill.credits.pricing import ASSET_COLLECTION_PRICE, shares
-from pixelmill.db.models import Job
 from pixelmill.engines.ads import PLATFORMS, AdCopy, cut_out, render_ad
 from pixelmill.engines.base import (
     Engine,
@@ -52,6 +51,7 @@ from pixelmill.imaging import (
     decode_image,
     fetch_image_url,
 )
+from pixelmill.jobs import service as jobs
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim, JobParams
 from pixelmill.marketing.pages import PageError, ProductFacts, page_policy, read_product_page
@@ -141,13 +141,6 @@ def _ad_output(cutout: ImageArray, platform: str, style: str, copy: AdCopy) -> O
         "height": PLATFORMS[platform].height,
     }
     return OutputImage(render.pixels, label=f"ad:{platform}", data=data)
-
-
-def _merge_params(session: Session, claim: Claim, **values: Any) -> None:
-    """Add ``values`` to the job's parameters (what the poll shows beside the results)."""
-    job = session.get(Job, claim.job_id)
-    if job is not None:
-        job.params = {**(job.params or {}), **values}
 
 
 class AdPackJobParams(JobParams):
@@ -310,11 +303,13 @@ class AdPackKind:
 
     def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
         if rendered.label == "product":
-            _merge_params(session, claim, product=rendered.output.data)
+            jobs.merge_params(session, claim.job_id, product=rendered.output.data)
         elif rendered.label == "captions":
-            _merge_params(session, claim, captions=rendered.output.data.get("captions", []))
+            jobs.merge_params(
+                session, claim.job_id, captions=rendered.output.data.get("captions", [])
+            )
         elif rendered.label == "video":
-            _merge_params(session, claim, video=rendered.output.data)
+            jobs.merge_params(session, claim.job_id, video=rendered.output.data)
 
 
 # ---- asset collections -----------------------------------------------------------------------

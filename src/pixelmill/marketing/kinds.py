@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
-from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from pixelmill.db.models import Job
 from pixelmill.engines.base import OutputFile, PlannedFile
 from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import DecodedImage
+from pixelmill.jobs import service as jobs
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim, JobParams
 from pixelmill.marketing.video import render_through, script_for, speak
@@ -79,5 +78,4 @@ class VideoKind:
         return [PlannedFile(0, "video", render, price=claim.unit_price)]
 
     def record(self, session: Session, claim: Claim, rendered: Rendered) -> None:
-        params = {**claim.params, "video": rendered.output.data}
-        session.execute(update(Job).where(Job.id == claim.job_id).values(params=params))
+        jobs.merge_params(session, claim.job_id, video=rendered.output.data)
