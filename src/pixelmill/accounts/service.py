@@ -120,13 +120,6 @@ def active_user(session: Session, user_id: int) -> User | None:
     return user if user is not None and user.is_active else None
 
 
-def user_for_token(session: Session, secret: str, token: str) -> User | None:
-    user_id = security.decode_access_token(secret, token)
-    if user_id is None:
-        return None
-    return active_user(session, user_id)
-
-
 def set_plan(session: Session, user: User, plan: str) -> None:
     if plan not in PLANS:
         raise InvalidInput(f"Unknown plan {plan!r}; plans: {', '.join(PLANS)}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import colorsys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 import cv2
@@ -157,11 +157,6 @@ def _deep(p: Palette) -> RGB:
 def _vivid(p: Palette) -> RGB:
     h, s, _ = p.accent_hsv
     return _hsv_rgb(h, max(0.6, min(s, 0.9)), 0.86)
-
-
-def _soft_tint(p: Palette) -> RGB:
-    h, _, _ = p.accent_hsv
-    return _hsv_rgb(h, 0.10 if p.colourful else 0.04, 0.96)
 
 
 # ---- backgrounds (float RGB 0..1) ----------------------------------------------------------
@@ -758,7 +753,3 @@ def render_ad(cutout: ImageArray, platform: Platform, style_name: str, copy: AdC
         arrangement.name,
         palette.accent,
     )
-
-
-def with_style(copy: AdCopy, **changes: str) -> AdCopy:
-    return replace(copy, **changes)

@@ -138,12 +138,6 @@ class BlurModel:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-def _delta() -> FloatArray:
-    d = np.zeros((3, 3))
-    d[1, 1] = 1.0
-    return d
-
-
 def choose_blur(luma: FloatArray, sigma_estimated: float) -> BlurModel:
     """Pick none / gaussian / motion for a 0..1 luminance image: the shape of the blindly
     estimated kernel, checked against the widths of the image's own edges."""

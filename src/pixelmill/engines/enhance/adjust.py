@@ -117,13 +117,6 @@ def clahe_lightness(
     return np.asarray(cv2.cvtColor(lab, cv2.COLOR_LAB2RGB), dtype=np.uint8)
 
 
-def scale_saturation(rgb: ImageArray, factor: float) -> ImageArray:
-    """Scale CIELAB chroma by ``factor`` (hue and lightness unchanged)."""
-    lab = to_lab(rgb)
-    lab[..., 1:] *= factor
-    return from_lab(lab)
-
-
 def vibrance(rgb: ImageArray, amount: float = 0.35) -> ImageArray:
     """Raise chroma more where it is low (``factor = 1 + amount * (1 - C/60)``), so dull areas
     gain colour while already saturated ones (and skin) are left nearly alone."""
