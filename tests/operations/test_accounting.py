@@ -23,7 +23,6 @@ from sqlalchemy import select, update
 
 from pixelmill.app import create_app
 from pixelmill.config import Settings
-from pixelmill.credits import ledger
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import CreditReservation, ProcessingRecord
 from pixelmill.errors import InsufficientCredits
@@ -32,7 +31,7 @@ from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
 from tests.operations.slow_server import SlowConvert
 from tests.support.accounts import make_account
-from tests.support.credits import balance_of
+from tests.support.credits import balance_of, consistent_balance
 from tests.support.images import png_bytes
 from tests.support.servers import client_for
 from tests.support.settings import make_settings
@@ -66,20 +65,6 @@ def _silence(res: Resources, reservation_id: str | None, seconds: float) -> None
         )
 
 
-def _consistent(res: Resources, user_id: int) -> int:
-    """The balance, checked against the ledger; no held reservation is left."""
-    with res.db.read() as session:
-        balance = ledger.balance(session, user_id)
-        assert balance == ledger.ledger_sum(session, user_id) >= 0
-        held = session.scalars(
-            select(CreditReservation.id).where(
-                CreditReservation.user_id == user_id, CreditReservation.status == "held"
-            )
-        ).all()
-        assert held == []
-    return balance
-
-
 def test_sweep_releases_only_silent_holds(short: Resources) -> None:
     acct = make_account(short, credits=5)
     accounting = short.pipeline.accounting
@@ -111,7 +96,7 @@ def test_sweep_releases_only_silent_holds(short: Resources) -> None:
 
     accounting.fail(alive, RuntimeError("engine died"))
     assert not accounting.renew(alive)  # settled: nothing left to renew
-    assert _consistent(short, acct.id) == 5
+    assert consistent_balance(short, acct.id) == 5
     with short.db.read() as session:
         row = session.get(ProcessingRecord, "b" * 32)
         assert row is not None
@@ -143,7 +128,7 @@ def test_completion_after_a_release_charges_once(short: Resources) -> None:
     assert balance_of(short, acct.id) == 2
 
     assert accounting.complete(late, 0.5, None, {}) == 1
-    assert _consistent(short, acct.id) == 1
+    assert consistent_balance(short, acct.id) == 1
     with short.db.read() as session:
         row = session.get(ProcessingRecord, "d" * 32)
         assert row is not None  # one row: the sweep's "failed" became the real outcome
@@ -159,7 +144,7 @@ def test_completion_after_a_release_charges_once(short: Resources) -> None:
     with pytest.raises(InsufficientCredits):
         accounting.complete(broke, 0.5, None, {})
     accounting.fail(broke, InsufficientCredits("no credits left"))
-    assert _consistent(short, acct.id) == 0
+    assert consistent_balance(short, acct.id) == 0
     with short.db.read() as session:
         row = session.get(ProcessingRecord, "e" * 32)
         assert row is not None
@@ -196,7 +181,7 @@ def test_live_call_keeps_its_reservation_past_the_timeout(short: Resources) -> N
         call.join(30)
     assert answers and answers[0].status_code == 200, answers
     assert answers[0].json()["credits_used"] == 1
-    assert _consistent(short, acct.id) == 2
+    assert consistent_balance(short, acct.id) == 2
 
 
 def _free_port() -> int:
@@ -267,7 +252,7 @@ def test_credits_of_a_killed_server_come_back(short: Resources, tmp_path: Path) 
     # plus the sweep's own latency: on the 2-core CI machine under the full suite one run took
     # 2.80 s (TIMEOUT + 1.3), so 2 s of slack; a stale reservation left for minutes still fails.
     assert 0.7 * TIMEOUT <= back_after <= TIMEOUT + 2.0, back_after
-    assert _consistent(short, acct.id) == 3
+    assert consistent_balance(short, acct.id) == 3
     with short.db.read() as session:
         rows = session.scalars(
             select(ProcessingRecord).where(ProcessingRecord.user_id == acct.id)
