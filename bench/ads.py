@@ -37,9 +37,12 @@ from pixelmill.credits.pricing import AD_PACK_PRICES
 from pixelmill.engines.ads import PLATFORMS, AdCopy, AdEngine, cut_out, render_ad
 from pixelmill.engines.base import PlannedFile
 from pixelmill.engines.scenes import ScenesEngine
+from pixelmill.engines.speech import SpeechEngine
+from pixelmill.engines.video import TalkingVideoEngine
 from pixelmill.imaging import ImageLimits
 from pixelmill.jobs.service import Claim
 from pixelmill.marketing.ad_kinds import AdPackKind
+from pixelmill.marketing.video import Voiceover
 
 COPY = AdCopy(
     headline="Slow mornings, better coffee",
@@ -98,6 +101,7 @@ def bench_pack(video: bool) -> None:
         limits=ImageLimits(max_bytes=50 * 1024 * 1024, max_pixels=50_000_000),
         allow_loopback=True,
         scene_size=1024,
+        voiceover=Voiceover(SpeechEngine(), TalkingVideoEngine()),
     )
     with serve_bytes(routes) as base:
         claim = Claim(

@@ -37,11 +37,13 @@ from skimage import data
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import print_table
-from pixelmill.engines import speech as speech_mod
 from pixelmill.engines.product_text import TONES, write_script
+from pixelmill.engines.speech import SpeechEngine
 from pixelmill.engines.video import render
 from pixelmill.engines.video.encode import ffmpeg_exe
 from pixelmill.engines.video.face import find_face
+
+VOICE = SpeechEngine()
 
 U8 = npt.NDArray[np.uint8]
 FACTS: dict[str, Any] = {"category": "bottle", "colors": ["blue"]}
@@ -63,9 +65,9 @@ def product() -> U8:
 
 def bench_voice() -> float:
     started = time.perf_counter()
-    speech_mod.load()
+    VOICE.load()
     print(f"voice load: {time.perf_counter() - started:.2f} s")
-    speech_mod.synthesize("Warm up.")
+    VOICE.speak("Warm up.")
     rows: list[dict[str, object]] = []
     words_total, audio_total = 0, 0.0
     for tone in TONES:
@@ -78,7 +80,7 @@ def bench_voice() -> float:
                 facts=FACTS,
             )
             t0 = time.perf_counter()
-            spoken = speech_mod.synthesize(script.script)
+            spoken = VOICE.speak(script.script)
             took = time.perf_counter() - t0
             words_total += script.word_count
             audio_total += spoken.duration
@@ -130,7 +132,7 @@ def bench_video() -> dict[str, Any]:
         tone="enthusiastic",
         facts=FACTS,
     ).script
-    spoken = speech_mod.synthesize(script)
+    spoken = VOICE.speak(script)
     render(portrait(), spoken, aspect="1:1")  # warm-up: face mesh, U²-Net-p
     render(product(), spoken, aspect="1:1")
     rows: list[dict[str, object]] = []

@@ -18,7 +18,6 @@ from pixelmill.config import Settings
 from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
 from pixelmill.engines.registry import build_engines, route
-from pixelmill.engines.video import HostedVideo
 from pixelmill.jobs.service import JobBackends
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.inputs import InputReader
@@ -83,8 +82,6 @@ class Resources:
     library_storage: ObjectStorage
     providers: Backends | None = None
     """The generative backends operations are routed to (None: every operation offline)."""
-    video: HostedVideo | None = None
-    """The video job's renderer when ``PIXELMILL_ROUTE_VIDEO`` is set (None: offline)."""
     credentials: CredentialCache = field(init=False)
     """Whom recently seen API keys and access tokens belong to (``accounts/credentials.py``)."""
     jobs: JobBackends = field(init=False)
@@ -127,19 +124,16 @@ def route_engines(
     engines: Mapping[str, Engine],
     settings: Settings,
     transport: httpx.BaseTransport | None = None,
-) -> tuple[dict[str, Engine], Backends | None, HostedVideo | None]:
+) -> tuple[dict[str, Engine], Backends | None]:
     """The registry with each ``PIXELMILL_ROUTE_*`` route's hosted engine in front of its
-    offline one, the provider clients and the video job's renderer (``None`` and the registry
-    unchanged when nothing is routed); a bad route is a ``ValueError`` naming its setting."""
+    offline one, and the provider clients (``None`` and the registry unchanged when nothing is
+    routed); a bad route is a ``ValueError`` naming its setting."""
     routes = routes_from(settings)
     if not routes:
-        return dict(engines), None, None
+        return dict(engines), None
     backends = build_backends(settings, routes, transport)
     engine_of = {name: op.engine for name, op in CATALOG.items()}
-    routed, video = route(
-        engines, routes, backends, settings.provider_fallback, engine_of, settings.video_input
-    )
-    return routed, backends, video
+    return route(engines, routes, backends, settings.provider_fallback, engine_of), backends
 
 
 def build_resources(settings: Settings) -> Resources:
@@ -150,7 +144,7 @@ def build_resources(settings: Settings) -> Resources:
     signer = UrlSigner(settings.resolved_secret_key, settings.result_ttl_hours * 3600)
     # Operations routed to a provider (PIXELMILL_ROUTE_*) get a provider-backed engine in
     # front of their offline one; with no route the registry is unchanged.
-    engines, providers, video = route_engines(build_engines(settings.models_dir), settings)
+    engines, providers = route_engines(build_engines(settings.models_dir), settings)
     return Resources(
         settings=settings,
         db=db,
@@ -168,5 +162,4 @@ def build_resources(settings: Settings) -> Resources:
         # Library images (products, job inputs) outlive results: a store of their own.
         library_storage=build_storage(settings, "library"),
         providers=providers,
-        video=video,
     )

@@ -28,6 +28,7 @@ from pixelmill.marketing.ad_kinds import (
 )
 from pixelmill.marketing.kinds import VideoKind
 from pixelmill.marketing.service import VIDEO_KIND
+from pixelmill.marketing.video import Voiceover
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.queue.base import LANES
@@ -64,8 +65,8 @@ def job_runner(res: Resources) -> JobRunner:
     for kind in PEOPLE_KINDS:
         if CATALOG[kind].engine in res.engines:
             kinds[kind] = PeopleKind(multi_image_engine(res, kind), load_input)
-    video_backend = res.video
-    kinds[VIDEO_KIND] = VideoKind(load_input, backend=video_backend)
+    voiceover = Voiceover.of(res.engines)
+    kinds[VIDEO_KIND] = VideoKind(load_input, voiceover)
     kinds[ENRICHMENT_KIND] = EnrichmentKind(
         db=res.db,
         engines=res.engines,
@@ -81,7 +82,7 @@ def job_runner(res: Resources) -> JobRunner:
             limits=res.inputs.limits(),
             allow_loopback=res.settings.allow_loopback_urls,
             scene_size=res.settings.scene_size,
-            video_backend=video_backend,
+            voiceover=voiceover,
         )
         kinds[ASSET_COLLECTION_KIND] = AssetCollectionKind(
             scenes=scenes.engine, ads=ads, load_input=load_input, scene_size=res.settings.scene_size

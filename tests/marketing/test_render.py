@@ -10,11 +10,13 @@ import matplotlib
 import numpy as np
 from PIL import Image
 
-from pixelmill.engines.speech import synthesize
+from pixelmill.engines.speech import SpeechEngine
 from pixelmill.engines.video import render
 from tests.marketing.conftest import product
 from tests.marketing.media import grey_frames, probe
 from tests.marketing.test_video_jobs import mouth_motion_correlation
+
+synthesize = SpeechEngine().speak
 
 HOPPER = Path(matplotlib.get_data_path()) / "sample_data" / "grace_hopper.jpg"
 

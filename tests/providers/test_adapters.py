@@ -143,8 +143,8 @@ def test_the_concurrency_cap_holds_callers() -> None:
 
 def test_no_route_leaves_the_registry_unchanged(tmp_path: Path) -> None:
     engines = build_engines()
-    routed, backends, video = route_engines(engines, Settings(data_dir=tmp_path))
-    assert backends is None and video is None
+    routed, backends = route_engines(engines, Settings(data_dir=tmp_path))
+    assert backends is None
     assert routed == engines and all(routed[k] is engines[k] for k in engines)
 
 
@@ -155,8 +155,8 @@ def test_route_variables_from_the_environment(
     monkeypatch.setenv("PIXELMILL_PROVIDER_FALLBACK", "error")
     settings = Settings(data_dir=tmp_path)
     assert settings.routes == {"image_to_image": "openai:gpt-image-1"}
-    routed, backends, video = route_engines(build_engines(), settings)
-    assert backends is not None and video is None
+    routed, backends = route_engines(build_engines(), settings)
+    assert backends is not None
     assert routed["image_to_image"].name == "edit"  # the offline engine's name and Params
     assert routed["image_to_image"].Params is routed["edit"].Params
     assert routed["edit"] is not routed["image_to_image"]

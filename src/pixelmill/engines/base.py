@@ -59,12 +59,26 @@ class OutputImage:
 
 
 @dataclass(frozen=True)
+class OutputFile:
+    """An output that is not an image: a video, an audio track, a JSON document. ``data``
+    holds JSON-safe facts about it (a video's duration, its script), as for images."""
+
+    content: bytes
+    content_type: str
+    extension: str
+    label: str = "result"
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class EngineResult:
-    """Images and JSON-serialisable facts. ``details`` always carries ``method``: a short,
-    honest description of what was done (it is shown to API users)."""
+    """Images (or ``files``: a video, an audio track) and JSON-serialisable facts. ``details``
+    always carries ``method``: a short, honest description of what was done (it is shown to
+    API users)."""
 
     images: list[OutputImage]
     details: dict[str, Any]
+    files: list[OutputFile] = field(default_factory=list)
 
     @property
     def primary(self) -> OutputImage | None:
@@ -96,18 +110,6 @@ class PlannedImage:
     label: str
     render: Callable[[], OutputImage]
     price: int | None = None
-
-
-@dataclass(frozen=True)
-class OutputFile:
-    """An output that is not an image: a video, an audio track, a JSON document. ``data``
-    holds JSON-safe facts about it (a video's duration, its script), as for images."""
-
-    content: bytes
-    content_type: str
-    extension: str
-    label: str = "result"
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

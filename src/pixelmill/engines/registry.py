@@ -25,15 +25,17 @@ from pixelmill.engines.prompt import ImageToPromptEngine
 from pixelmill.engines.prompt.hosted import PromptHosted
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
 from pixelmill.engines.replace_background.hosted import ReplaceBackgroundHosted
-from pixelmill.engines.runtime.hosted import Hosted, HostedEngine, HostedImage, bind
+from pixelmill.engines.runtime.hosted import HostedEngine, HostedImage, bind
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.silo import SiloEngine
+from pixelmill.engines.speech import SpeechEngine
 from pixelmill.engines.style import StyleTransferEngine
 from pixelmill.engines.text_removal import TextRemovalEngine
 from pixelmill.engines.tryon import TryOnEngine
 from pixelmill.engines.tryon.hosted import TryOnHosted
 from pixelmill.engines.upscale import UpscaleEngine
-from pixelmill.engines.video.hosted import VIDEO_ROUTE, HostedVideo
+from pixelmill.engines.video import TalkingVideoEngine
+from pixelmill.engines.video.hosted import HostedVideo
 from pixelmill.providers.routing import Backends, Fallback, Route, check_route
 
 
@@ -62,11 +64,13 @@ def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
         TryOnEngine(),
         AdEngine(),
         ProductTextEngine(),
+        SpeechEngine(),
+        TalkingVideoEngine(),
     ]
     return {e.name: e for e in engines}
 
 
-HOSTED: dict[str, type[Hosted]] = {
+HOSTED: dict[str, type[HostedEngine]] = {
     "analyze": AnalyzeHosted,
     "image_to_prompt": PromptHosted,
     "edit": EditHosted,
@@ -82,7 +86,7 @@ HOSTED: dict[str, type[Hosted]] = {
     "enhance": HostedImage,
     "text_removal": HostedImage,
     "style_transfer": HostedImage,
-    VIDEO_ROUTE: HostedVideo,
+    "video": HostedVideo,
 }
 """The routing table: operation -> its capability's hosted variant (``engines/<cap>/hosted.py``).
 One line makes an operation routable (``PIXELMILL_ROUTE_<OPERATION>``)."""
@@ -94,13 +98,13 @@ def route(
     backends: Backends,
     fallback: Fallback,
     engine_of: Mapping[str, str],
-    video_input: str | None = None,
-) -> tuple[dict[str, Engine], HostedVideo | None]:
+) -> dict[str, Engine]:
     """``engines`` with each route's hosted engine in front of its operation's offline engine
-    (``engine_of``: from the catalog), under the *operation's* name (``image_to_image`` may be
-    routed apart from ``edit``; ``operations.params.engine_for`` looks that name up first), and
-    the video job's renderer. A route that cannot run is a ``ValueError`` naming its setting."""
-    routed, video = dict(engines), None
+    (``engine_of``: from the catalog; an operation outside it, such as ``video``, is its
+    engine's name), under the *operation's* name (``image_to_image`` may be routed apart from
+    ``edit``; ``operations.params.engine_for`` looks that name up first). A route that cannot
+    run is a ``ValueError`` naming its setting."""
+    routed = dict(engines)
     for r in routes:
         kind = HOSTED.get(r.operation)
         if kind is None and r.operation not in engine_of:
@@ -113,11 +117,8 @@ def route(
                 f"not {r.provider}"
             )
         check_route(r, backends, kind.workflow_inputs)
-        if kind is HostedVideo:
-            video = HostedVideo(r, backends, fallback, video_input)
-        elif issubclass(kind, HostedEngine):
-            inner = engines.get(engine_of[r.operation])
-            if inner is None:
-                raise ValueError(f"{r.operation} has no offline engine on this server")
-            routed[r.operation] = bind(kind, inner, r, backends, fallback)
-    return routed, video
+        inner = engines.get(engine_of.get(r.operation, r.operation))
+        if inner is None:
+            raise ValueError(f"{r.operation} has no offline engine on this server")
+        routed[r.operation] = bind(kind, inner, r, backends, fallback)
+    return routed

@@ -4,7 +4,7 @@
   fetched or names no product fails the job, its credits released), then, per the job's
   ``include_*`` flags, scene photos (the registry's ``scenes`` engine), static ads (the ``ad``
   engine's layouts, one per platform), captions (templated) and a UGC video
-  (``video.render_video``), each output carrying its share of its part's price.
+  (``video.Voiceover``), each output carrying its share of its part's price.
 - ``asset_collection``: an uploaded product photo made into six marketing images: three
   scenes, a silo (the cut-out on white) and two ad layouts, one share of its price each.
 
@@ -42,7 +42,6 @@ from pixelmill.engines.base import (
 )
 from pixelmill.engines.product_text import CAPTIONS_METHOD, first_sentence, write_captions
 from pixelmill.engines.scenes import ScenesParams
-from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import (
     DecodedImage,
     FetchPolicy,
@@ -55,7 +54,7 @@ from pixelmill.jobs import service as jobs
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim, JobParams
 from pixelmill.marketing.pages import PageError, ProductFacts, page_policy, read_product_page
-from pixelmill.marketing.video import render_video
+from pixelmill.marketing.video import Voiceover
 
 AD_PACK_KIND = "ad_pack"
 ASSET_COLLECTION_KIND = "asset_collection"
@@ -169,12 +168,12 @@ UGC_VIDEO_SECONDS = 10
 
 
 def ugc_video(
-    image: ImageArray, facts: ProductFacts, seed: int, backend: VideoBackend | None = None
+    voiceover: Voiceover, image: ImageArray, facts: ProductFacts, seed: int
 ) -> OutputFile:
     """The pack's UGC video: a script written from the page's facts, spoken over the product
-    photo brought to life (``render_video``), 9:16 with subtitles; made by ``backend`` (the
-    provider route ``PIXELMILL_ROUTE_VIDEO``) when one is given."""
-    return render_video(
+    photo brought to life, 9:16 with subtitles (by the provider when ``PIXELMILL_ROUTE_VIDEO``
+    routes the video engine)."""
+    return voiceover.make(
         image,
         "",
         aspect="9:16",
@@ -183,7 +182,6 @@ def ugc_video(
         duration_seconds=UGC_VIDEO_SECONDS,
         product_name=shorten(facts.name, 60),
         product_description=facts.description,
-        backend=backend,
     )
 
 
@@ -196,8 +194,7 @@ class AdPackKind:
     limits: ImageLimits
     allow_loopback: bool
     scene_size: int
-    video_backend: VideoBackend | None = None
-    """Renders the UGC video when it is routed to a provider (``PIXELMILL_ROUTE_VIDEO``)."""
+    voiceover: Voiceover
     result_format: str = "jpeg"
     subject: str = "product page"
 
@@ -295,7 +292,7 @@ class AdPackKind:
                 PlannedFile(
                     VIDEO_POSITION,
                     "video",
-                    partial(ugc_video, decoded.pixels, facts, claim.seed, self.video_backend),
+                    partial(ugc_video, self.voiceover, decoded.pixels, facts, claim.seed),
                     price=int(prices["video"]),
                 )
             )

@@ -13,12 +13,11 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from pixelmill.engines.base import OutputFile, PlannedFile
-from pixelmill.engines.video import VideoBackend
 from pixelmill.imaging import DecodedImage
 from pixelmill.jobs import service as jobs
 from pixelmill.jobs.runner import Rendered
 from pixelmill.jobs.service import Claim, JobParams
-from pixelmill.marketing.video import render_through, script_for, speak
+from pixelmill.marketing.video import Voiceover, script_for
 
 
 class VideoJobParams(JobParams):
@@ -39,9 +38,7 @@ class VideoJobParams(JobParams):
 @dataclass(frozen=True)
 class VideoKind:
     load_input: Callable[[str], DecodedImage]
-    backend: VideoBackend | None = None
-    """Renders the MP4 instead of the offline renderer when the video is routed to a
-    provider (``PIXELMILL_ROUTE_VIDEO``); the offline renderer is its fallback."""
+    voiceover: Voiceover
     result_format: str = "jpeg"
     subject: str = "image"
 
@@ -60,17 +57,11 @@ class VideoKind:
             )
             script = result.script
             written = {"script_written": True, "script_method": result.details["method"]}
-        speech = speak(script)
+        speech = self.voiceover.speak(script)
 
         def render() -> OutputFile:
-            out = render_through(
-                self.backend,
-                image,
-                speech,
-                script,
-                aspect=p.aspect,
-                subtitles=p.subtitles,
-                seed=claim.seed,
+            out = self.voiceover.render(
+                image, speech, script, aspect=p.aspect, subtitles=p.subtitles, seed=claim.seed
             )
             out.data.update(written)
             return out

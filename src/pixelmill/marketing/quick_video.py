@@ -7,23 +7,17 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from functools import partial
 
 from pixelmill.credits.pricing import quick_video_price
 from pixelmill.db.models import User
-from pixelmill.engines.base import EngineError, ImageArray
-from pixelmill.engines.speech import Speech
+from pixelmill.engines.base import EngineError
 from pixelmill.errors import InvalidInput
 from pixelmill.marketing.schemas import QuickVideoResult
-from pixelmill.marketing.video import render_spoken, speak
+from pixelmill.marketing.video import Voiceover
 from pixelmill.operations.accounting import Charge
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.pipeline import Pipeline
 from pixelmill.operations.results import StoredImage
-
-
-def _spoken(pixels: ImageArray, text: str) -> tuple[ImageArray, Speech]:
-    return pixels, speak(text)
 
 
 async def quick_video(
@@ -40,8 +34,11 @@ async def quick_video(
     refusal (the voice, the render) is a 422."""
     started = time.perf_counter()
     source = ImageSource("url", image_url)
+    voiceover = Voiceover.of(pipeline.engines)
     try:
-        pixels, speech = await pipeline.run_free(_spoken, text, load=(source, user))
+        pixels, speech = await pipeline.run_free(
+            lambda image: (image, voiceover.speak(text)), load=(source, user)
+        )
     except EngineError as exc:
         raise InvalidInput(str(exc)) from exc
     price = quick_video_price(speech.duration)
@@ -51,8 +48,9 @@ async def quick_video(
     charge = await asyncio.to_thread(accounting.reserve, charge)
     try:
         async with accounting.keep_alive(charge):
-            render = partial(render_spoken, aspect="9:16", subtitles=subtitles)
-            output = await pipeline.run_free(render, pixels, speech, text)
+            output = await pipeline.run_free(
+                lambda: voiceover.render(pixels, speech, text, subtitles=subtitles)
+            )
             key = f"results/{uuid.uuid4().hex}.mp4"
             await asyncio.to_thread(results.storage.put, key, output.content, "video/mp4")
     except BaseException as exc:

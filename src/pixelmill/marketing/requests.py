@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from pixelmill.categories import from_spec
 from pixelmill.credits.pricing import ASSET_COLLECTION_PRICE, OPERATION_PRICES
 from pixelmill.db.models import Job
+from pixelmill.engines.speech import MAX_WORDS
 from pixelmill.errors import InvalidInput
 from pixelmill.imaging import ImageInputError, check_url_allowed
 from pixelmill.jobs import service as jobs
@@ -36,11 +37,10 @@ from pixelmill.marketing.schemas import (
     VideoJobCreated,
 )
 from pixelmill.marketing.service import VIDEO_KIND
-from pixelmill.marketing.video import MAX_SCRIPT_WORDS
 from pixelmill.operations.inputs import ImageSource, image_error
 
 
-def checked_script(script: str, limit: int = MAX_SCRIPT_WORDS) -> str:
+def checked_script(script: str, limit: int = MAX_WORDS) -> str:
     """:func:`marketing.check_script`, its refusal a 422."""
     try:
         return marketing.check_script(script, limit)

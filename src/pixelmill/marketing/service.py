@@ -11,6 +11,7 @@ from pixelmill.credits.pricing import AD_PACK_PRICES
 from pixelmill.db.models import Job
 from pixelmill.engines.ads import PLATFORMS
 from pixelmill.engines.product_text import count_words
+from pixelmill.engines.speech import MAX_WORDS
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import lifecycle
 from pixelmill.jobs import service as jobs
@@ -33,7 +34,6 @@ from pixelmill.marketing.schemas import (
     VideoJobCreated,
     VideoJobStatus,
 )
-from pixelmill.marketing.video import MAX_SCRIPT_WORDS
 from pixelmill.storage import UrlSigner
 
 VIDEO_KIND = "video"
@@ -49,7 +49,7 @@ _STEP = {
 }
 
 
-def check_script(script: str, limit: int = MAX_SCRIPT_WORDS) -> str:
+def check_script(script: str, limit: int = MAX_WORDS) -> str:
     """The script with its whitespace normalised; ValueError when it has too many words."""
     text = " ".join(script.split())
     if count_words(text) > limit:

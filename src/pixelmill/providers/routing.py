@@ -49,14 +49,17 @@ class Route:
 @dataclass
 class Backends:
     """The clients of the providers the routes name (``None``: not named, or not configured),
-    the process's cancellation token (cancelled when the server stops) and the output image
-    limit. The wiring hands it to the hosted engines: their only way to a provider."""
+    the process's cancellation token (cancelled when the server stops), the output image
+    limit and the video route's input template. The wiring hands it to the hosted engines:
+    their only way to a provider."""
 
     openai: OpenAIProvider | None
     replicate: ReplicateProvider | None
     comfyui: ComfyUIProvider | None
     max_pixels: int
     cancel: CancelToken = field(default_factory=CancelToken)
+    video_input: str | None = None
+    """``PIXELMILL_VIDEO_INPUT``: the video route's prediction-input template (JSON)."""
 
     def get_openai(self) -> OpenAIProvider:
         return _configured(self.openai, "the openai provider is not configured")
@@ -135,7 +138,9 @@ def build_backends(
         comfyui = ComfyUIProvider(
             settings.comfyui_url, settings.comfyui_workflows, policy, transport
         )
-    return Backends(openai, replicate, comfyui, settings.max_image_pixels)
+    return Backends(
+        openai, replicate, comfyui, settings.max_image_pixels, video_input=settings.video_input
+    )
 
 
 def check_route(route: Route, backends: Backends, workflow_inputs: frozenset[str]) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pixelmill.engines.product_text import TONES, WORDS_PER_SECOND, count_words, write_script
-from pixelmill.engines.speech import synthesize
+from pixelmill.engines.speech import SpeechEngine
+
+synthesize = SpeechEngine().speak
 
 
 def test_speech_has_ordered_word_timings_inside_the_audio() -> None:

@@ -1,12 +1,15 @@
 """Text to speech: a Piper VITS voice shipped in a PyPI wheel, run offline (see ``voice``)."""
 
-from pixelmill.engines.speech.voice import (
-    VOICE,
-    Speech,
-    SpeechError,
-    WordTiming,
-    load,
-    synthesize,
-)
+from pixelmill.engines.speech.engine import MAX_WORDS, Speaker, SpeechEngine, SpeechParams
+from pixelmill.engines.speech.voice import VOICE, Speech, SpeechError, WordTiming
 
-__all__ = ["VOICE", "Speech", "SpeechError", "WordTiming", "load", "synthesize"]
+__all__ = [
+    "MAX_WORDS",
+    "VOICE",
+    "Speaker",
+    "Speech",
+    "SpeechEngine",
+    "SpeechError",
+    "SpeechParams",
+    "WordTiming",
+]

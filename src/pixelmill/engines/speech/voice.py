@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.engines.runtime.onnx import OnnxModel
 
 VOICE = "en_US-joe-medium"
@@ -92,7 +91,9 @@ class Speech:
 
 
 @dataclass(frozen=True)
-class _Voice:
+class Voice:
+    """The loaded voice: its network, phoneme ids, sample rate and inference scales."""
+
     model: OnnxModel
     id_map: dict[str, list[int]]
     sample_rate: int
@@ -106,7 +107,8 @@ def _voice_files() -> tuple[Path, Path]:
     return onnx, onnx.with_name(onnx.name + ".json")
 
 
-def _build_voice() -> _Voice:
+def build_voice() -> Voice:
+    """Load the voice (about 1.5 s); :class:`~pixelmill.engines.speech.SpeechEngine` holds it."""
     onnx, config_path = _voice_files()
     config: dict[str, Any] = json.loads(config_path.read_text(encoding="utf-8"))
     inference = config.get("inference", {})
@@ -117,7 +119,7 @@ def _build_voice() -> _Voice:
     )
     model = OnnxModel(onnx)
     model.load()
-    return _Voice(
+    return Voice(
         model=model,
         id_map={k: list(v) for k, v in config["phoneme_id_map"].items()},
         sample_rate=int(config["audio"]["sample_rate"]),
@@ -125,18 +127,8 @@ def _build_voice() -> _Voice:
     )
 
 
-_VOICE: Lazy[_Voice] = Lazy(_build_voice)
-
-
 def espeak_path() -> str | None:
     return shutil.which("espeak-ng")
-
-
-def load() -> None:
-    """Load the voice now (about 1.5 s, once per process)."""
-    _VOICE.load()
-    if espeak_path() is None:
-        raise SpeechError("espeak-ng is not installed (requirements/apt.txt)")
 
 
 def _espeak(text: str) -> list[str]:
@@ -224,8 +216,9 @@ def _ending(phrase: str) -> str:
     return "."
 
 
-def synthesize(text: str) -> Speech:
-    """Speak ``text``: PCM, sample rate and per-word timings (see the module notes)."""
+def synthesize(voice: Voice, text: str) -> Speech:
+    """``voice`` speaking ``text``: PCM, sample rate and per-word timings (see the module
+    notes)."""
     text = " ".join(text.split())
     if len(text) > MAX_CHARS:
         raise SpeechError(f"text is too long to speak ({len(text)} > {MAX_CHARS} characters)")
@@ -233,8 +226,6 @@ def synthesize(text: str) -> Speech:
     if not phrases:
         raise SpeechError("there is nothing to speak in the text")
     started = time.perf_counter()
-    voice = _VOICE.get()
-    loaded = time.perf_counter()
     phrase_words = [_WORD.findall(p) for p, _ in phrases]
     ipa_phrases = phonemize([" ".join(words) for words in phrase_words])
     word_ipa = phonemize([w for words in phrase_words for w in words])
@@ -290,8 +281,7 @@ def synthesize(text: str) -> Speech:
             "phrase by phrase, word times apportioned by phoneme count"
         ),
         timings={
-            "load_s": loaded - started,
-            "phonemize_s": phonemized - loaded,
+            "phonemize_s": phonemized - started,
             "synthesize_s": done - phonemized,
         },
     )

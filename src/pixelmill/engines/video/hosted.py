@@ -1,14 +1,15 @@
 """The talking video routed to a provider:
 ``PIXELMILL_ROUTE_VIDEO=replicate:<owner>/<model>[:<version>]``.
 
-The video job (``marketing/kinds.py``) plans as offline: the image loaded, the script written
-when there is none and spoken by the offline voice. Its render then asks :class:`HostedVideo`,
-which runs one Replicate prediction whose ``input`` is the operator's template
-(``PIXELMILL_VIDEO_INPUT``, JSON; default ``{"image": "{{image}}", "audio": "{{audio}}"}``)
-with the placeholders filled: ``{{image}}`` the picture (PNG), ``{{audio}}`` the spoken script
-(WAV), both as data URLs or uploads to the files API; ``{{script}}``, ``{{aspect}}``,
-``{{seed}}``, ``{{duration}}`` (the speech's seconds) as values. The prediction's first output
-file must be an MP4 (its ``moov`` box read for the duration and size): it is the job's result.
+The video surfaces (``marketing/``) plan as offline: the image loaded, the script written when
+there is none and spoken by the speech engine. Their render then asks :class:`HostedVideo` (the
+registry's ``video`` engine when routed), which runs one Replicate prediction whose ``input``
+is the operator's template (``PIXELMILL_VIDEO_INPUT``, JSON; default
+``{"image": "{{image}}", "audio": "{{audio}}"}``) with the placeholders filled: ``{{image}}``
+the picture (PNG), ``{{audio}}`` the spoken script (WAV), both as data URLs or uploads to the
+files API; ``{{script}}``, ``{{aspect}}``, ``{{seed}}``, ``{{duration}}`` (the speech's
+seconds) as values. The prediction's first output file must be an MP4 (its ``moov`` box read
+for the duration and size): it is the job's result.
 
 On failure the shared fallback (``engines.runtime.hosted``) decides, as for every hosted
 engine: ``offline`` renders the offline video and says so in its details, ``error`` fails the
@@ -22,20 +23,20 @@ from __future__ import annotations
 import json
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pixelmill.engines.base import ImageArray, OutputFile
-from pixelmill.engines.runtime.hosted import Hosted
+from pydantic import BaseModel
+
+from pixelmill.engines.base import Engine, EngineInputs, EngineResult, ImageArray, OutputFile
+from pixelmill.engines.runtime.hosted import HostedEngine
 from pixelmill.engines.speech import Speech
+from pixelmill.engines.video.engine import TalkingVideoEngine, VideoParams
 from pixelmill.providers.comfyui import placeholders, substitute
 from pixelmill.providers.http import ProviderFailure
 from pixelmill.providers.media import IMAGE_SIDE, png_bytes
 from pixelmill.providers.routing import Backends, Fallback, Route
-
-VIDEO_ROUTE = "video"
-"""The route's name: ``PIXELMILL_ROUTE_VIDEO`` (the job kind and the price are ``video``)."""
 
 DEFAULT_INPUT: dict[str, Any] = {"image": "{{image}}", "audio": "{{audio}}"}
 VIDEO_PLACEHOLDERS = frozenset({"image", "audio", "script", "aspect", "seed", "duration"})
@@ -128,37 +129,27 @@ def mp4_info(data: bytes) -> Mp4Info:
 # ---- the hosted video -------------------------------------------------------------------------
 
 
-class HostedVideo(Hosted):
-    """Renders a video job's MP4 through the route (see the module docstring), or calls
-    ``offline`` (the offline renderer) when it falls back; ``template`` is
-    ``PIXELMILL_VIDEO_INPUT`` (checked here, at startup)."""
+class HostedVideo(HostedEngine):
+    """The video engine at a provider (see the module docstring) in front of the offline one,
+    its fallback; the template is ``PIXELMILL_VIDEO_INPUT`` (checked here, at startup)."""
 
     providers = ("replicate",)
     workflow_inputs = frozenset()
 
-    def __init__(
-        self, route: Route, backends: Backends, fallback: Fallback, template: str | None
-    ) -> None:
-        super().__init__(route, backends, fallback)
-        self.template = parse_input_template(template)
+    def __init__(self, inner: Engine, route: Route, backends: Backends, fallback: Fallback):
+        super().__init__(inner, route, backends, fallback)
+        if not isinstance(inner, TalkingVideoEngine):
+            raise ValueError(f"{route.setting}: the video route needs the offline video engine")
+        self.offline: TalkingVideoEngine = inner
+        self.template: dict[str, Any] = parse_input_template(backends.video_input)
 
-    def render(
-        self,
-        image: ImageArray,
-        speech: Speech,
-        script: str,
-        *,
-        aspect: str,
-        subtitles: bool,
-        seed: int,
-        offline: Callable[[], OutputFile],
-    ) -> OutputFile:
-        text = " ".join(script.split())
+    def render(self, image: ImageArray, speech: Speech, params: VideoParams) -> OutputFile:
+        text = " ".join(params.script.split())
         duration = round(speech.duration, 2)
         values: dict[str, Any] = {
             "script": text,
-            "aspect": aspect,
-            "seed": seed,
+            "aspect": params.aspect,
+            "seed": params.seed,
             "duration": duration,
         }
         wanted = placeholders(self.template)
@@ -167,35 +158,37 @@ class HostedVideo(Hosted):
             data, info = self._predict(image, speech, values, wanted)
         except ProviderFailure as exc:
             self.output_failed(exc, f"the video failed at its backend {self.route.label}")
-            out = offline()
+            out = self.offline.render(image, speech, params)
             out.data.update(self.fallback_details(out.data, exc))
             return out
         sent = sorted(wanted & {"image", "audio", "script"})
-        return OutputFile(
-            content=data,
-            content_type="video/mp4",
-            extension="mp4",
-            label="video",
-            data={
-                "duration_seconds": info.duration,
-                "speech_seconds": duration,
-                "script": text,
-                "word_count": len(text.split()),
-                "aspect": aspect,
-                "width": info.width,
-                "height": info.height,
-                "subtitles": False,
-                "mode": "provider",
-                "method": (
-                    f"talking-video model {self.route.label} through a Replicate prediction "
-                    f"(inputs: {', '.join(sent)})"
-                    + ("; subtitles are not added to a provider's video" if subtitles else "")
-                ),
-                "voice": speech.method if "audio" in wanted else None,
-                "provider": self.route.label,
-                "timings": {"provider_s": round(time.perf_counter() - started, 3)},
-            },
+        method = (
+            f"talking-video model {self.route.label} through a Replicate prediction "
+            f"(inputs: {', '.join(sent)})"
         )
+        if params.subtitles:
+            method += "; subtitles are not added to a provider's video"
+        facts = {
+            "duration_seconds": info.duration,
+            "speech_seconds": duration,
+            "script": text,
+            "word_count": len(text.split()),
+            "aspect": params.aspect,
+            "width": info.width,
+            "height": info.height,
+            "subtitles": False,
+            "mode": "provider",
+            "method": method,
+            "voice": speech.method if "audio" in wanted else None,
+            "provider": self.route.label,
+            "timings": {"provider_s": round(time.perf_counter() - started, 3)},
+        }
+        return OutputFile(data, "video/mp4", "mp4", label="video", data=facts)
+
+    def _provider_run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
+        typed = self.offline.typed(params)
+        out = self.render(inputs.image, self.offline.voice.speak(typed.script), typed)
+        return EngineResult([], out.data, files=[out])
 
     def _predict(
         self, image: ImageArray, speech: Speech, values: dict[str, Any], wanted: set[str]
