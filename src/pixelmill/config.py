@@ -220,6 +220,11 @@ class Settings(BaseSettings):
         description="rembg-format ONNX models (u2net, isnet-general-use, birefnet-general...) "
         "the operator placed; background removal uses the best present (pixelmill models list)",
     )
+    font_dir: Path | None = Field(
+        None,
+        description="one more folder of fonts, searched before the installed DejaVu faces "
+        "(ad layouts, video subtitles; a file there named as a DejaVu face replaces it)",
+    )
 
     fault_kill_before_publish: bool = Field(
         False,

@@ -144,7 +144,9 @@ def build_resources(settings: Settings) -> Resources:
     signer = UrlSigner(settings.resolved_secret_key, settings.result_ttl_hours * 3600)
     # Operations routed to a provider (PIXELMILL_ROUTE_*) get a provider-backed engine in
     # front of their offline one; with no route the registry is unchanged.
-    engines, providers = route_engines(build_engines(settings.models_dir), settings)
+    engines, providers = route_engines(
+        build_engines(settings.models_dir, settings.font_dir), settings
+    )
     return Resources(
         settings=settings,
         db=db,

@@ -25,6 +25,7 @@ from pixelmill.engines.prompt import ImageToPromptEngine
 from pixelmill.engines.prompt.hosted import PromptHosted
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
 from pixelmill.engines.replace_background.hosted import ReplaceBackgroundHosted
+from pixelmill.engines.runtime.fonts import use_font_dir
 from pixelmill.engines.runtime.hosted import HostedEngine, HostedImage, bind
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.silo import SiloEngine
@@ -39,9 +40,12 @@ from pixelmill.engines.video.hosted import HostedVideo
 from pixelmill.providers.routing import Backends, Fallback, Route, check_route
 
 
-def build_engines(models_dir: Path | None = None) -> dict[str, Engine]:
+def build_engines(
+    models_dir: Path | None = None, font_dir: Path | None = None
+) -> dict[str, Engine]:
     """Every engine; ``models_dir`` (``PIXELMILL_MODELS_DIR``) may hold stronger rembg-format
-    background-removal models."""
+    background-removal models, ``font_dir`` (``PIXELMILL_FONT_DIR``) more fonts."""
+    use_font_dir(font_dir)
     engines: list[Engine] = [
         BackgroundRemovalEngine(models_dir),
         MakeTransparentEngine(),

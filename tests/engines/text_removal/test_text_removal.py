@@ -29,6 +29,8 @@ from pixelmill.engines.runtime.ocr import read_text
 from pixelmill.engines.text_removal import lattice, learned, unmix
 from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemovalParams
 
+NETWORK = learned.OverlayNetwork()
+
 Image = npt.NDArray[np.uint8]
 
 COVERAGE = Path(__file__).parent / "overlay_coverage"
@@ -202,7 +204,7 @@ def test_no_lattice_on_noise_or_tiny_images(shape: tuple[int, int]) -> None:
     # Without the size guard (sides >= 4 x the 24-px minimum period), the network's coverage of
     # this 64 x 64 noise gives a "lattice" (v1 (2.8, 25.2), v2 (30.8, 10.4), score 0.18).
     noise = np.random.default_rng(2).integers(0, 256, (*shape, 3), dtype=np.uint8)
-    k = np.ascontiguousarray(learned.predict(noise)[..., learned.COVERAGE_CHANNEL])
+    k = np.ascontiguousarray(NETWORK.predict(noise)[..., learned.COVERAGE_CHANNEL])
     assert lattice.find(k, min_score=unmix.Settings().lattice_score) is None
     assert learn(noise).images[0].pixels.shape == noise.shape
 
@@ -610,7 +612,7 @@ def test_lattice_of_large_tiles_in_a_cluttered_coverage(name: str, cell: float) 
 def test_no_lattice_on_photos_or_captions(name: str) -> None:
     clean = photo(name)
     for image in (clean, with_text(clean, (255, 255, 255))):
-        k = np.ascontiguousarray(learned.predict(image)[..., learned.COVERAGE_CHANNEL])
+        k = np.ascontiguousarray(NETWORK.predict(image)[..., learned.COVERAGE_CHANNEL])
         assert lattice.find(k) is None
 
 
@@ -691,8 +693,8 @@ def test_learned_tiles_large_images_like_the_whole_pass() -> None:
         cv2.resize(photo("coffee"), (1600, 1000), interpolation=cv2.INTER_CUBIC), dtype=np.uint8
     )
     dirty = with_watermark(clean, 0.4, (255, 255, 255))
-    tiled = learned.predict(dirty)  # 1.6 MP: above WHOLE_MAX_PIXELS, so tiled
-    whole = learned._run_padded(dirty)
+    tiled = NETWORK.predict(dirty)  # 1.6 MP: above WHOLE_MAX_PIXELS, so tiled
+    whole = NETWORK.run_padded(dirty)
     assert dirty.shape[0] * dirty.shape[1] > learned.WHOLE_MAX_PIXELS
     # The halo gives each tile enough context: every output (opacity, colour, fill, coverage)
     # differs by < 0.05 on 99.9 % of pixels.
@@ -703,10 +705,10 @@ def test_learned_tiles_large_images_like_the_whole_pass() -> None:
 def test_the_network_loads_from_the_installed_package() -> None:
     path = files("pixelmill.engines.text_removal") / "models" / learned.MODEL_FILE
     assert path.is_file() and len(path.read_bytes()) < 2_000_000
-    learned.load()
-    info = learned.model_info()
+    NETWORK.load()
+    info = NETWORK.info()
     assert info["params"] > 10_000 and info["outputs"] in (7, 8)
-    out = learned.predict(np.zeros((37, 45, 3), np.uint8))
+    out = NETWORK.predict(np.zeros((37, 45, 3), np.uint8))
     assert out.shape == (37, 45, info["outputs"]) and out.dtype == np.float32
     assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
 

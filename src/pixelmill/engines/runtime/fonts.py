@@ -2,15 +2,15 @@
 with (ad layouts, burned-in video subtitles).
 
 The faces are DejaVu, from Debian's ``fonts-dejavu-core`` and ``fonts-dejavu-extra``
-(``requirements/apt.txt``, installed by ``scripts/bootstrap``); ``PIXELMILL_FONT_DIR`` names one
-more folder, searched first. Each role lists fallbacks, so a machine with only the core package
-still renders (with a less condensed headline face).
+(``requirements/apt.txt``, installed by ``scripts/bootstrap``); ``PIXELMILL_FONT_DIR`` (a
+setting the registry hands to :func:`use_font_dir`) names one more folder, searched first.
+Each role lists fallbacks, so a machine with only the core package still renders (with a less
+condensed headline face).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 from PIL import ImageFont
@@ -42,11 +42,20 @@ FACES: dict[str, tuple[str, ...]] = {
 """Role -> font files, first found wins."""
 
 
+_EXTRA_DIRS: list[Path] = []
+
+
+def use_font_dir(folder: Path | None) -> None:
+    """Search ``folder`` first from now on (``None``: only the installed faces)."""
+    _EXTRA_DIRS[:] = [folder] if folder is not None else []
+    font_path.cache_clear()
+    font_or_builtin.cache_clear()
+
+
 @functools.cache
 def font_path(face: str) -> str:
     """The file of ``face``; :class:`EngineError` when none of its fonts is installed."""
-    extra = os.environ.get("PIXELMILL_FONT_DIR")
-    dirs = ((Path(extra),) if extra else ()) + FONT_DIRS
+    dirs = (*_EXTRA_DIRS, *FONT_DIRS)
     for name in FACES[face]:
         for folder in dirs:
             candidate = folder / name

@@ -99,9 +99,13 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
     name: ClassVar[str] = "text_removal"
     Params: ClassVar[type[BaseModel]] = TextRemovalParams
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.network = learned.OverlayNetwork()
+
     def _load(self) -> None:
-        """Load the overlay network and the OCR models (once per process)."""
-        learned.load()
+        """Load the overlay network and the OCR models (once per engine)."""
+        self.network.load()
         INPAINTER.load()
         load_ocr()
 
@@ -141,8 +145,8 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
             if boxes:
                 extra = stroke_mask(image, boxes) > 0
             guide = f" + {detection}: stroke masks of the text found also filled"
-        removal = learned.remove_overlay(rgb, params.fill, extra)
-        info = learned.model_info()
+        removal = self.network.remove(rgb, params.fill, extra)
+        info = self.network.info()
         st = learned.SETTINGS
         filling = (
             "the network's fill head"

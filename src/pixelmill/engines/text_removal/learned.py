@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cached_property
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any, Literal
@@ -72,67 +72,6 @@ def model_file() -> Traversable:
     return files("pixelmill.engines.text_removal") / "models" / MODEL_FILE
 
 
-_MODEL = OnnxModel(model_file())
-
-
-def load() -> None:
-    """Create the ONNX session now (idempotent, thread-safe)."""
-    _MODEL.load()
-
-
-@cache
-def _meta() -> dict[str, str]:
-    meta = _MODEL.session.get_modelmeta().custom_metadata_map
-    return {str(k): str(v) for k, v in meta.items()}
-
-
-@cache
-def outputs() -> int:
-    """Number of output channels (8: opacity, colour, fill, coverage)."""
-    return int(json.loads(_meta()["pixelmill_config"]).get("outputs", 7))
-
-
-def model_info() -> dict[str, Any]:
-    """Facts about the network, for ``details``."""
-    meta = _meta()
-    return {
-        "name": meta.get("pixelmill_name", "pixelmill-overlay"),
-        "file": MODEL_FILE,
-        "params": int(meta["pixelmill_params"]),
-        "macs_per_pixel": int(meta["pixelmill_macs_per_pixel"]),
-        "outputs": outputs(),
-    }
-
-
-def _run_padded(rgb: npt.NDArray[np.uint8]) -> Float:
-    """Network output ``(H, W, C)`` for one image or tile (reflect-padded to a multiple of 8)."""
-    h, w = rgb.shape[:2]
-    ph, pw = (-h) % MULTIPLE, (-w) % MULTIPLE
-    pad = ((0, ph), (0, pw), (0, 0))
-    x = np.pad(rgb, pad, mode="reflect") if min(h, w) > max(ph, pw) else np.pad(rgb, pad, "edge")
-    xf = x.astype(np.float32).transpose(2, 0, 1)[None] * np.float32(1.0 / 255.0)
-    y = _MODEL.run_single(np.ascontiguousarray(xf))[0]
-    return np.ascontiguousarray(y[0, :, :h, :w].transpose(1, 2, 0), dtype=np.float32)
-
-
-def predict(rgb: npt.NDArray[np.uint8]) -> Float:
-    """Per-pixel ``(H, W, 8)``, all in 0..1: opacity, overlay colour (3), fill colour (3) (the
-    network's own per-pixel guesses) and coverage."""
-    h, w = rgb.shape[:2]
-    if h * w <= WHOLE_MAX_PIXELS:
-        return _run_padded(rgb)
-    out = np.empty((h, w, outputs()), np.float32)
-    for y0 in range(0, h, TILE):
-        y1 = min(h, y0 + TILE)
-        for x0 in range(0, w, TILE):
-            x1 = min(w, x0 + TILE)
-            sy0, sx0 = max(0, y0 - HALO), max(0, x0 - HALO)
-            sy1, sx1 = min(h, y1 + HALO), min(w, x1 + HALO)
-            part = _run_padded(np.ascontiguousarray(rgb[sy0:sy1, sx0:sx1]))
-            out[y0:y1, x0:x1] = part[y0 - sy0 : y1 - sy0, x0 - sx0 : x1 - sx0]
-    return out
-
-
 @dataclass(frozen=True)
 class Removal:
     image: npt.NDArray[np.uint8]  # RGB uint8
@@ -143,43 +82,112 @@ class Removal:
     fit: dict[str, Any]  # the whole image's fit and how many regions were refitted / kept
 
 
-def remove_overlay(
-    rgb: npt.NDArray[np.uint8],
-    fill: Fill = "gated",
-    extra_mask: npt.NDArray[np.bool_] | None = None,
-) -> Removal:
-    """Remove overlays from an RGB uint8 image (see the module docstring). ``extra_mask``
-    (e.g. OCR strokes) marks more pixels to fill."""
-    if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
-        raise ValueError(f"expected an (H, W, 3) uint8 image, got {rgb.dtype} {rgb.shape}")
-    out = predict(rgb)
-    k = np.ascontiguousarray(out[..., COVERAGE_CHANNEL if out.shape[2] > COVERAGE_CHANNEL else 0])
-    done = unmix.restore(
-        np.ascontiguousarray(rgb),
-        k,
-        np.ascontiguousarray(out[..., 0]),
-        SETTINGS,
-        extra_fill=extra_mask,
-        fill_rgb=out[..., 4:7] if fill == "learned" else None,
-        colour=out[..., 1:4],
-        inpaint=INPAINTER.fill if fill == "gated" else None,
-    )
-    fit: dict[str, Any] = {"regions": done.regions, "refitted": done.refitted, "kept": done.kept}
-    if done.lattice is not None:  # a tiled watermark: coverage pooled over its lattice
-        fit["lattice"] = [
-            [round(v, 1) for v in done.lattice.v1],
-            [round(v, 1) for v in done.lattice.v2],
-        ]
-    if done.notes:
-        fit["notes"] = list(done.notes)
-    if done.image_fit is not None:
-        a, c, e = done.image_fit
-        fit.update(opacity=round(a, 3), colour=[round(v * 255) for v in c], explained=round(e, 3))
-    return Removal(
-        done.image,
-        k,
-        done.opacity,
-        float(done.unmixed.mean()),
-        float(done.filled.mean()),
-        fit,
-    )
+class OverlayNetwork:
+    """The packaged network (``model_file()``), held by its engine; its session is created on
+    :meth:`load` (idempotent, thread-safe) or the first run."""
+
+    def __init__(self) -> None:
+        self.model = OnnxModel(model_file())
+
+    def load(self) -> None:
+        self.model.load()
+
+    @cached_property
+    def _meta(self) -> dict[str, str]:
+        meta = self.model.session.get_modelmeta().custom_metadata_map
+        return {str(k): str(v) for k, v in meta.items()}
+
+    @cached_property
+    def outputs(self) -> int:
+        """Number of output channels (8: opacity, colour, fill, coverage)."""
+        return int(json.loads(self._meta["pixelmill_config"]).get("outputs", 7))
+
+    def info(self) -> dict[str, Any]:
+        """Facts about the network, for ``details``."""
+        meta = self._meta
+        return {
+            "name": meta.get("pixelmill_name", "pixelmill-overlay"),
+            "file": MODEL_FILE,
+            "params": int(meta["pixelmill_params"]),
+            "macs_per_pixel": int(meta["pixelmill_macs_per_pixel"]),
+            "outputs": self.outputs,
+        }
+
+    def run_padded(self, rgb: npt.NDArray[np.uint8]) -> Float:
+        """Network output ``(H, W, C)`` for one image or tile (reflect-padded to a multiple of
+        8)."""
+        h, w = rgb.shape[:2]
+        ph, pw = (-h) % MULTIPLE, (-w) % MULTIPLE
+        pad = ((0, ph), (0, pw), (0, 0))
+        edge = min(h, w) <= max(ph, pw)
+        x = np.pad(rgb, pad, "edge") if edge else np.pad(rgb, pad, mode="reflect")
+        xf = x.astype(np.float32).transpose(2, 0, 1)[None] * np.float32(1.0 / 255.0)
+        y = self.model.run_single(np.ascontiguousarray(xf))[0]
+        return np.ascontiguousarray(y[0, :, :h, :w].transpose(1, 2, 0), dtype=np.float32)
+
+    def predict(self, rgb: npt.NDArray[np.uint8]) -> Float:
+        """Per-pixel ``(H, W, 8)``, all in 0..1: opacity, overlay colour (3), fill colour (3)
+        (the network's own per-pixel guesses) and coverage."""
+        h, w = rgb.shape[:2]
+        if h * w <= WHOLE_MAX_PIXELS:
+            return self.run_padded(rgb)
+        out = np.empty((h, w, self.outputs), np.float32)
+        for y0 in range(0, h, TILE):
+            y1 = min(h, y0 + TILE)
+            for x0 in range(0, w, TILE):
+                x1 = min(w, x0 + TILE)
+                sy0, sx0 = max(0, y0 - HALO), max(0, x0 - HALO)
+                sy1, sx1 = min(h, y1 + HALO), min(w, x1 + HALO)
+                part = self.run_padded(np.ascontiguousarray(rgb[sy0:sy1, sx0:sx1]))
+                out[y0:y1, x0:x1] = part[y0 - sy0 : y1 - sy0, x0 - sx0 : x1 - sx0]
+        return out
+
+    def remove(
+        self,
+        rgb: npt.NDArray[np.uint8],
+        fill: Fill = "gated",
+        extra_mask: npt.NDArray[np.bool_] | None = None,
+    ) -> Removal:
+        """Remove overlays from an RGB uint8 image (see the module docstring). ``extra_mask``
+        (e.g. OCR strokes) marks more pixels to fill."""
+        if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+            raise ValueError(f"expected an (H, W, 3) uint8 image, got {rgb.dtype} {rgb.shape}")
+        out = self.predict(rgb)
+        k = np.ascontiguousarray(
+            out[..., COVERAGE_CHANNEL if out.shape[2] > COVERAGE_CHANNEL else 0]
+        )
+        done = unmix.restore(
+            np.ascontiguousarray(rgb),
+            k,
+            np.ascontiguousarray(out[..., 0]),
+            SETTINGS,
+            extra_fill=extra_mask,
+            fill_rgb=out[..., 4:7] if fill == "learned" else None,
+            colour=out[..., 1:4],
+            inpaint=INPAINTER.fill if fill == "gated" else None,
+        )
+        fit: dict[str, Any] = {
+            "regions": done.regions,
+            "refitted": done.refitted,
+            "kept": done.kept,
+        }
+        if done.lattice is not None:  # a tiled watermark: coverage pooled over its lattice
+            fit["lattice"] = [
+                [round(v, 1) for v in done.lattice.v1],
+                [round(v, 1) for v in done.lattice.v2],
+            ]
+        if done.notes:
+            fit["notes"] = list(done.notes)
+        if done.image_fit is not None:
+            a, c, e = done.image_fit
+            fit.update(
+                opacity=round(a, 3), colour=[round(v * 255) for v in c], explained=round(e, 3)
+            )
+        return Removal(
+            done.image,
+            k,
+            done.opacity,
+            float(done.unmixed.mean()),
+            float(done.filled.mean()),
+            fit,
+        )
