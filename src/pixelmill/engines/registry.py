@@ -28,6 +28,7 @@ from pixelmill.engines.replace_background.hosted import ReplaceBackgroundHosted
 from pixelmill.engines.runtime.fonts import use_font_dir
 from pixelmill.engines.runtime.hosted import HostedEngine, HostedImage, bind
 from pixelmill.engines.scenes import ScenesEngine
+from pixelmill.engines.scenes.hosted import ScenesHosted
 from pixelmill.engines.silo import SiloEngine
 from pixelmill.engines.speech import SpeechEngine
 from pixelmill.engines.style import StyleTransferEngine
@@ -81,6 +82,7 @@ HOSTED: dict[str, type[HostedEngine]] = {
     "image_to_image": EditHosted,
     "replace_background": ReplaceBackgroundHosted,
     "tryon": TryOnHosted,
+    "scenes": ScenesHosted,
     "product_text": ProductTextHosted,
     "background_removal": HostedImage,
     "make_transparent": HostedImage,

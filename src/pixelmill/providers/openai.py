@@ -140,6 +140,20 @@ class OpenAIProvider:
             )
             return self._first_image(response, cancel)
 
+    def generate_image(
+        self, model: str, prompt: str, *, size: str, cancel: CancelToken | None = None
+    ) -> bytes:
+        """``POST images/generations`` (JSON: ``model``, ``prompt``, ``size`` such as
+        ``"1024x1536"``, ``n``); the first image of the answer, as bytes."""
+        body: dict[str, Any] = {"model": model, "prompt": prompt, "size": size, "n": 1}
+        if model.startswith("dall-e"):
+            body["response_format"] = "b64_json"
+        with self.http.slot(cancel):
+            response = self.http.request(
+                "POST", "images/generations", json=body, cancel=cancel, abortable=True
+            )
+            return self._first_image(response, cancel)
+
     def _first_image(self, response: httpx.Response, cancel: CancelToken | None) -> bytes:
         try:
             item = response.json()["data"][0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -24,7 +25,9 @@ from pixelmill.engines.base import (
     EngineResult,
     ImageArray,
     OutputImage,
+    PlannedImage,
 )
+from pixelmill.engines.runtime.lazy import Lazy
 from pixelmill.errors import ProviderError
 from pixelmill.providers.http import Cancelled, ProviderFailure
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, limit, png_bytes
@@ -205,6 +208,87 @@ class HostedImage(HostedEngine):
         if prompt is not None:
             details["prompt"] = getattr(params, "prompt", None)
         return EngineResult([OutputImage(pixels, preferred_format=preferred)], details)
+
+
+class HostedMultiImage(HostedEngine):
+    """A multi-image engine at a provider (scenes, avatars, try-on): one provider run per
+    output. ``plan`` prepares once (:meth:`_prepare`) and plans one output per position, each
+    rendered on its own by :meth:`_one`; when one fails with ``fallback=offline`` the offline
+    engine's output at that position is rendered instead (its plan made once, on the first
+    failure), with ``fallback=error`` that output fails (its credit released)."""
+
+    def _prepare(self, inputs: EngineInputs, params: BaseModel) -> Any:
+        """The shared preparation of a call's outputs (a cut-out, say); default: none."""
+        return None
+
+    def _labels(self, inputs: EngineInputs, params: BaseModel) -> list[str]:
+        count = int(getattr(params, "num_outputs", 1))
+        return [f"{self.route.operation} {i + 1}" for i in range(count)]
+
+    def _one(
+        self, inputs: EngineInputs, params: BaseModel, position: int, label: str, prepared: Any
+    ) -> OutputImage:
+        raise NotImplementedError
+
+    def _method(self) -> str:
+        how = {
+            "openai": "the OpenAI images API",
+            "replicate": "Replicate predictions",
+            "comfyui": "ComfyUI workflows",
+        }[self.route.provider]
+        return f"generative model {self.route.label} ({how}, one run per output)"
+
+    def _seed(self, params: BaseModel, position: int) -> int:
+        return int(getattr(params, "seed", 0) or 0) + position
+
+    def plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+        self.inner.validate(params)
+        prepared = self._prepare(inputs, params)
+        offline: Lazy[list[PlannedImage]] = Lazy(partial(self._offline_plan, inputs, params))
+        return [
+            PlannedImage(
+                i, label, partial(self._render, inputs, params, i, label, prepared, offline)
+            )
+            for i, label in enumerate(self._labels(inputs, params))
+        ]
+
+    def _provider_run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
+        self.inner.validate(params)
+        prepared = self._prepare(inputs, params)
+        labels = self._labels(inputs, params)
+        images = [self._one(inputs, params, i, lab, prepared) for i, lab in enumerate(labels)]
+        h, w = images[0].pixels.shape[:2]
+        facts = {"seed": self._seed(params, 0), "width": w, "height": h, **self._facts(params)}
+        return EngineResult(images, self._details(self._method(), **facts))
+
+    def _facts(self, params: BaseModel) -> dict[str, Any]:
+        """More of a whole run's details (the try-on's category, say)."""
+        return {}
+
+    def _offline_plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
+        plan = getattr(self.inner, "plan", None)
+        if plan is None:
+            raise EngineError("the offline engine cannot plan")
+        self.inner.load()
+        planned: list[PlannedImage] = plan(inputs, params)
+        return planned
+
+    def _render(
+        self,
+        inputs: EngineInputs,
+        params: BaseModel,
+        position: int,
+        label: str,
+        prepared: Any,
+        offline: Lazy[list[PlannedImage]],
+    ) -> OutputImage:
+        try:
+            return self._one(inputs, params, position, label, prepared)
+        except ProviderFailure as exc:
+            self.output_failed(exc, f"{self.route.label} failed")
+            out = offline.get()[position].render()
+            data = {**out.data, "provider": "offline", "provider_failed": str(exc)}
+            return OutputImage(out.pixels, out.label, out.preferred_format, out.score, data)
 
 
 def bind(
