@@ -194,13 +194,25 @@ def openai_app(fake: Fake) -> FastAPI:
         failed = await failure(fake, "edits")
         if failed is not None:
             return failed
-        if fake.mode == "garbage":
-            return JSONResponse({"data": [{"b64_json": base64.b64encode(b"nope").decode()}]})
-        return JSONResponse(
-            {"created": 1, "data": [{"b64_json": base64.b64encode(output_png()).decode()}]}
-        )
+        return images_answer(fake)
+
+    @app.post("/v1/images/generations")
+    async def generations(request: Request) -> Response:
+        await record(fake, request)
+        failed = await failure(fake, "generations")
+        if failed is not None:
+            return failed
+        return images_answer(fake)
 
     return app
+
+
+def images_answer(fake: Fake) -> Response:
+    """The images API's answer: ``fake.output``'s image when set, else the magenta PNG."""
+    if fake.mode == "garbage":
+        return JSONResponse({"data": [{"b64_json": base64.b64encode(b"nope").decode()}]})
+    png = fake.output[0] if fake.output is not None else output_png()
+    return JSONResponse({"created": 1, "data": [{"b64_json": base64.b64encode(png).decode()}]})
 
 
 # ---- Replicate -------------------------------------------------------------------------------
@@ -316,6 +328,8 @@ def comfyui_app(fake: Fake) -> FastAPI:
         await record(fake, request)
         if fake.mode == "garbage":
             return Response(b"<html>oops</html>", media_type="text/html")
+        if fake.output is not None:
+            return Response(fake.output[0], media_type=fake.output[1])
         return Response(output_png(64, 64), media_type="image/png")
 
     @app.post("/queue")

@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
+from skimage import data as skdata
 
 from pixelmill.config import Settings
-from pixelmill.engines.base import EngineInputs, PlannedImage
+from pixelmill.engines.avatar import GuidedAvatarParams
+from pixelmill.engines.avatar.hosted import GuidedAvatarHosted, ReferenceAvatarHosted
+from pixelmill.engines.avatar.reference import ReferenceAvatarParams
+from pixelmill.engines.base import EngineError, EngineInputs, PlannedImage
 from pixelmill.engines.registry import build_engines
 from pixelmill.engines.runtime.layers import coverage, crop_cutout, prepare_cutout
 from pixelmill.engines.scenes import ScenesParams
@@ -30,7 +36,7 @@ from tests.providers.test_routed_operations import (
 from tests.support.accounts import make_account
 from tests.support.api import upload_product, wait_terminal
 from tests.support.credits import consistent_balance
-from tests.support.images import product_rgb
+from tests.support.images import encode, product_rgb
 
 
 def _png(data: bytes) -> np.ndarray:
@@ -45,13 +51,13 @@ def _data_url_png(value: str) -> np.ndarray:
     return _png(base64.b64decode(value[len(prefix) :]))
 
 
-def _settings(tmp_path: Path, provider: str, fake: Fake) -> Settings:
+def _settings(tmp_path: Path, provider: str, fake: Fake, operation: str = "scenes") -> Settings:
     routes = {
         "openai": "openai:gpt-image-1",
         "replicate": "replicate:stability-ai/stable-diffusion-inpainting:95b7223104132402",
         "comfyui": "comfyui:scene.json",
     }
-    values: dict[str, object] = {"data_dir": tmp_path, "routes": {"scenes": routes[provider]}}
+    values: dict[str, object] = {"data_dir": tmp_path, "routes": {operation: routes[provider]}}
     if provider == "openai":
         values.update(openai_base_url=f"{fake.url}/v1", openai_api_key=OPENAI_KEY)
     elif provider == "replicate":
@@ -59,14 +65,23 @@ def _settings(tmp_path: Path, provider: str, fake: Fake) -> Settings:
     else:
         folder = tmp_path / "workflows"
         folder.mkdir()
-        (folder / "scene.json").write_text(
-            '{"1": {"class_type": "LoadImage", "inputs": {"image": "{{image}}"}},'
-            ' "2": {"class_type": "LoadImage", "inputs": {"image": "{{mask}}"}},'
-            ' "3": {"class_type": "KSampler", "inputs": {"seed": "{{seed}}",'
-            ' "text": "{{prompt}}", "negative": "{{negative_prompt}}",'
-            ' "width": "{{width}}", "height": "{{height}}"}},'
-            ' "4": {"class_type": "SaveImage", "inputs": {"images": ["3", 0]}}}'
-        )
+        loads = {"scenes": ["image", "mask"], "avatar_reference": ["image"]}.get(operation, [])
+        graph: dict[str, Any] = {
+            str(i + 10): {"class_type": "LoadImage", "inputs": {"image": f"{{{{{name}}}}}"}}
+            for i, name in enumerate(loads)
+        }
+        graph["3"] = {
+            "class_type": "KSampler",
+            "inputs": {
+                "seed": "{{seed}}",
+                "text": "{{prompt}}",
+                "negative": "{{negative_prompt}}",
+                "width": "{{width}}",
+                "height": "{{height}}",
+            },
+        }
+        graph["4"] = {"class_type": "SaveImage", "inputs": {"images": ["3", 0]}}
+        (folder / "scene.json").write_text(json.dumps(graph))
         values.update(comfyui_url=fake.url, comfyui_workflows=folder)
     return Settings(**values)  # type: ignore[arg-type]
 
@@ -155,3 +170,82 @@ def test_a_routed_scenes_job_is_the_providers_picture_and_the_catalogs_price(
             assert is_provider_image(corner)
         assert consistent_balance(res, acct.id) == 3
     assert [s.path for s in fake.seen].count("/v1/images/edits") == 2
+
+
+ASTRONAUT = encode(skdata.astronaut(), "PNG")  # type: ignore[no-untyped-call]
+"""What the fake providers answer for avatars: a photo with a person in it."""
+
+
+@pytest.mark.parametrize("provider", ["openai", "replicate", "comfyui"])
+def test_a_routed_guided_avatar_is_the_models_person_with_landmarks(
+    tmp_path: Path, provider: str
+) -> None:
+    with serve(provider) as fake:
+        fake.output = (ASTRONAUT, "image/png", "png")
+        settings = _settings(tmp_path, provider, fake, "avatar_guided")
+        engines, backends = route_engines(build_engines(), settings)
+        assert backends is not None
+        hosted = engines["avatar_guided"]
+        assert isinstance(hosted, GuidedAvatarHosted)
+        params = GuidedAvatarParams(prompt="a woman in her thirties", num_outputs=2, height=512)
+        first, second = hosted.plan(EngineInputs.none(), params)
+        out = first.render()
+        assert second.render().data["seed"] == out.data["seed"] + 1
+        backends.close()
+    assert out.pixels.shape == (512, 384, 3)
+    assert {"nose", "left_shoulder"} <= set(out.data["landmarks"])
+    assert out.data["provider"] == hosted.route.label
+    if provider == "openai":
+        gen = next(s for s in fake.seen if s.path == "/v1/images/generations")
+        assert gen.json["size"] == "1024x1536" and "a woman in her thirties" in gen.json["prompt"]
+    elif provider == "replicate":
+        create = next(s for s in fake.seen if s.path.endswith("/predictions"))
+        assert create.json["input"]["aspect_ratio"] == "3:4"
+        assert "a woman in her thirties" in create.json["input"]["prompt"]
+    else:
+        graph = next(s for s in fake.seen if s.path == "/prompt").json["prompt"]
+        assert graph["3"]["inputs"]["width"] == 384 and graph["3"]["inputs"]["height"] == 512
+
+
+def test_an_avatar_without_a_person_is_not_delivered(tmp_path: Path) -> None:
+    """The gate: the provider's flat picture shows nobody; with fallback=error that output
+    fails (the job releases its credit), with fallback=offline the offline avatar is drawn."""
+    with serve("openai") as fake:
+        settings = _settings(tmp_path, "openai", fake, "avatar_guided")
+        params = GuidedAvatarParams(prompt="a man", num_outputs=1, height=512)
+        engines, backends = route_engines(build_engines(), settings)
+        assert backends is not None
+        (planned,) = engines["avatar_guided"].plan(EngineInputs.none(), params)  # type: ignore[attr-defined]
+        fallback = planned.render()
+        assert fallback.data["provider"] == "offline"
+        assert "shows no person" in fallback.data["provider_failed"]
+        backends.close()
+        strict = settings.model_copy(update={"provider_fallback": "error"})
+        engines, backends = route_engines(build_engines(), strict)
+        assert backends is not None
+        (planned,) = engines["avatar_guided"].plan(EngineInputs.none(), params)  # type: ignore[attr-defined]
+        with pytest.raises(EngineError, match="shows no person"):
+            planned.render()
+        backends.close()
+
+
+def test_a_routed_reference_avatar_sends_the_persons_photo(tmp_path: Path) -> None:
+    with serve("openai") as fake:
+        fake.output = (ASTRONAUT, "image/png", "png")
+        settings = _settings(tmp_path, "openai", fake, "avatar_reference")
+        engines, backends = route_engines(build_engines(), settings)
+        assert backends is not None
+        hosted = engines["avatar_reference"]
+        assert isinstance(hosted, ReferenceAvatarHosted)
+        params = ReferenceAvatarParams(num_outputs=1, height=512, additional_details="smiling")
+        with pytest.raises(EngineError):  # no person: refused before anything is sent
+            hosted.plan(EngineInputs(product_rgb()), params)
+        assert not [s for s in fake.seen if s.path.startswith("/v1/images")]
+        (planned,) = hosted.plan(EngineInputs(skdata.astronaut()), params)  # type: ignore[no-untyped-call]
+        out = planned.render()
+        backends.close()
+    (edit,) = [s for s in fake.seen if s.path == "/v1/images/edits"]
+    sent = _png(edit.files["image"][0][2])
+    assert sent.shape[:2] == (512, 512) and "same person" in edit.form["prompt"]
+    assert "smiling" in edit.form["prompt"] and "mask" not in edit.files
+    assert out.pixels.shape == (512, 384, 3) and out.data["landmarks"]

@@ -10,6 +10,7 @@ from pixelmill.engines.ads import AdEngine
 from pixelmill.engines.analyze import AnalyzeEngine
 from pixelmill.engines.analyze.hosted import AnalyzeHosted
 from pixelmill.engines.avatar import GuidedAvatarEngine, ReferenceAvatarEngine
+from pixelmill.engines.avatar.hosted import GuidedAvatarHosted, ReferenceAvatarHosted
 from pixelmill.engines.background import BackgroundRemovalEngine, MakeTransparentEngine
 from pixelmill.engines.base import Engine
 from pixelmill.engines.colorize import ColorizeEngine
@@ -83,6 +84,8 @@ HOSTED: dict[str, type[HostedEngine]] = {
     "replace_background": ReplaceBackgroundHosted,
     "tryon": TryOnHosted,
     "scenes": ScenesHosted,
+    "avatar_guided": GuidedAvatarHosted,
+    "avatar_reference": ReferenceAvatarHosted,
     "product_text": ProductTextHosted,
     "background_removal": HostedImage,
     "make_transparent": HostedImage,

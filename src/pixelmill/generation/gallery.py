@@ -5,6 +5,7 @@ and seed), then kept in the library store under ``gallery/``."""
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from pydantic import BaseModel, Field
 
@@ -41,7 +42,10 @@ def gallery_key(model: GalleryModel, ext: str = "png") -> str:
 
 
 def _draw(engine: MultiImageEngine, store: ObjectStorage, model: GalleryModel) -> bytes:
-    """Draw the model and keep its PNG and its landmarks (JSON) in the store."""
+    """Draw the model and keep its PNG and its landmarks (JSON) in the store. Always the
+    offline engine (the one a ``PIXELMILL_ROUTE_AVATAR_GUIDED`` route wraps as ``inner``): the
+    gallery's looks are fixed drawings, the same on every server, and cost no provider call."""
+    engine = cast(MultiImageEngine, getattr(engine, "inner", engine))
     params = GuidedAvatarParams(prompt=model.prompt, seed=model.seed, num_outputs=1)
     engine.load()
     [planned] = engine.plan(EngineInputs.none(), params)
