@@ -39,8 +39,8 @@ COPY requirements/apt.txt /tmp/apt.txt
 RUN apt-get update \
  && sed -e 's/#.*//' /tmp/apt.txt | xargs -r apt-get install -y --no-install-recommends \
  && rm -rf /var/lib/apt/lists/* /tmp/apt.txt
-# A user of its own: nothing runs as root. Its home is the data directory (the secret of a
-# development install, local results when PIXELMILL_STORAGE=local).
+# A user of its own: nothing runs as root. Its home is the data directory (mount a volume there
+# for PIXELMILL_STORAGE=local; with s3, as in deploy/compose.yaml, nothing there outlives a run).
 RUN groupadd --system --gid 10001 pixelmill \
  && useradd --system --uid 10001 --gid pixelmill --home-dir /var/lib/pixelmill \
       --create-home --shell /usr/sbin/nologin pixelmill
@@ -50,7 +50,6 @@ ENV PATH=/opt/pixelmill/bin:$PATH \
     PIXELMILL_DATA_DIR=/var/lib/pixelmill
 USER pixelmill
 WORKDIR /var/lib/pixelmill
-VOLUME ["/var/lib/pixelmill"]
 EXPOSE 8000
 # Liveness of the API (GET /healthz answers {"status": "ok"} while the process is up). The
 # worker has no HTTP port: deploy/compose.yaml turns this check off for it.
