@@ -249,3 +249,40 @@ def test_a_routed_reference_avatar_sends_the_persons_photo(tmp_path: Path) -> No
     assert sent.shape[:2] == (512, 512) and "same person" in edit.form["prompt"]
     assert "smiling" in edit.form["prompt"] and "mask" not in edit.files
     assert out.pixels.shape == (512, 384, 3) and out.data["landmarks"]
+
+
+def test_a_routed_product_photo_job_sends_the_person_and_the_product(
+    routed_app: RoutedApp,
+) -> None:
+    from tests.generation.test_people import _avatar, _product, _start, bottle
+
+    with (
+        serve("openai") as fake,
+        routed_app(
+            routes={"product_photo": "openai:gpt-image-1"},
+            openai_base_url=f"{fake.url}/v1",
+            openai_api_key=OPENAI_KEY,
+            job_workers=1,
+            analyze_products=False,
+        ) as (client, res),
+    ):
+        fake.output = (ASTRONAUT, "image/png", "png")
+        acct = make_account(res, credits=10)
+        avatar = _avatar(client, acct)  # offline: only product_photo is routed
+        product = _product(client, acct, bottle(), "food")
+        r = _start(
+            client, acct, "product-photo", avatar_uuid=avatar, product_uuid=product, num_outputs=2
+        )
+        assert r.status_code == 202, r.text
+        job = wait_terminal(client, acct, r.json()["job_id"], timeout=120)
+        assert job["status"] == "completed" and job["credits_used"] == 2, job
+        assert consistent_balance(res, acct.id) == 10 - 1 - 2  # the avatar, then two photos
+        for item in job["results"]:
+            pixels = result_pixels(client, item["url"])
+            assert pixels.shape[0] * 3 == pixels.shape[1] * 4  # 3:4
+    edits = [s for s in fake.seen if s.path == "/v1/images/edits"]
+    assert len(edits) == 2
+    for edit in edits:
+        person, product_png = (_png(part[2]) for part in edit.files["image[]"])
+        assert person.shape[2] == 3 and "food product" in edit.form["prompt"]
+        assert product_png.shape[:2] != person.shape[:2]

@@ -20,6 +20,7 @@ from pixelmill.engines.edit import EditEngine
 from pixelmill.engines.edit.hosted import EditHosted
 from pixelmill.engines.enhance import EnhanceEngine
 from pixelmill.engines.product_photo import ProductPhotoEngine
+from pixelmill.engines.product_photo.hosted import ProductPhotoHosted
 from pixelmill.engines.product_text import ProductTextEngine
 from pixelmill.engines.product_text.hosted import ProductTextHosted
 from pixelmill.engines.prompt import ImageToPromptEngine
@@ -86,6 +87,7 @@ HOSTED: dict[str, type[HostedEngine]] = {
     "scenes": ScenesHosted,
     "avatar_guided": GuidedAvatarHosted,
     "avatar_reference": ReferenceAvatarHosted,
+    "product_photo": ProductPhotoHosted,
     "product_text": ProductTextHosted,
     "background_removal": HostedImage,
     "make_transparent": HostedImage,

@@ -11,7 +11,8 @@ of the person photo (``PIXELMILL_ROUTE_AVATAR_REFERENCE``), one provider run per
   and for reference ``{{image}}`` (the photo).
 
 Each answer is centre-cropped to 3:4 and scaled to ``height`` × ``3/4·height``, like the
-offline avatars. The gate: the person finder must find a person in it (its body landmarks are
+offline avatars. The gate (``runtime.hosted.person_gate``): the person finder's pose must find
+a person in it (its body landmarks are
 the output's ``landmarks``, as offline, so the avatar can later hold or wear a product);
 otherwise that output failed at the provider (offline fallback, or no charge with
 ``fallback=error``).
@@ -21,40 +22,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import cv2
-import numpy as np
 from pydantic import BaseModel
 
 from pixelmill.engines.avatar.person import find_person
-from pixelmill.engines.base import EngineError, EngineInputs, ImageArray, OutputImage
-from pixelmill.engines.runtime.hosted import HostedMultiImage
-from pixelmill.providers.http import ProviderFailure
+from pixelmill.engines.base import EngineInputs, OutputImage
+from pixelmill.engines.runtime.hosted import HostedMultiImage, fit_portrait, person_gate
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, png_bytes
 
 NEGATIVE = "cropped feet, cut-off head, extra limbs, deformed hands, text, watermark, blurry"
-
-
-def portrait(pixels: ImageArray, height: int) -> ImageArray:
-    """The centre 3:4 crop of ``pixels`` (RGB) at ``height`` × ``3/4·height``."""
-    rgb = pixels[..., :3]
-    h, w = rgb.shape[:2]
-    cw, ch = (w, round(w * 4 / 3)) if w * 4 <= h * 3 else (round(h * 3 / 4), h)
-    y, x = (h - ch) // 2, (w - cw) // 2
-    crop = np.ascontiguousarray(rgb[y : y + ch, x : x + cw])
-    size = (round(height * 3 / 4), height)
-    interp = cv2.INTER_AREA if ch > height else cv2.INTER_CUBIC
-    return np.asarray(cv2.resize(crop, size, interpolation=interp), dtype=np.uint8)
-
-
-def body_landmarks(pixels: ImageArray, provider: str) -> dict[str, list[float]]:
-    """The person's landmarks in ``pixels``; :class:`ProviderFailure` when the picture shows
-    no person (the gate)."""
-    try:
-        person = find_person(pixels)
-    except EngineError:
-        raise ProviderFailure(provider, "the model's picture shows no person") from None
-    return {k: [round(x / person.scale, 2), round(y / person.scale, 2)] for k, (x, y) in
-            person.landmarks.items()}  # fmt: skip
 
 
 class _HostedAvatar(HostedMultiImage):
@@ -78,9 +53,9 @@ class _HostedAvatar(HostedMultiImage):
         seed, prompt = self._seed(params, position), self._prompt(params)
         data = self._paint(inputs, prompt, seed, height)
         decoded = decode_output(data, self.route.provider, self.backends.max_pixels)
-        pixels = portrait(decoded, height)
+        pixels = fit_portrait(decoded, height)
         facts: dict[str, Any] = {
-            "landmarks": body_landmarks(pixels, self.route.provider),
+            "landmarks": person_gate(pixels, self.route.provider),
             "attributes": {"prompt": prompt},
             "gender": "unspecified",
             "provider": self.route.label,

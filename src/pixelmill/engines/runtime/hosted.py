@@ -16,6 +16,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, ClassVar
 
+import cv2
+import numpy as np
 from pydantic import BaseModel
 
 from pixelmill.engines.base import (
@@ -28,6 +30,7 @@ from pixelmill.engines.base import (
     PlannedImage,
 )
 from pixelmill.engines.runtime.lazy import Lazy
+from pixelmill.engines.runtime.person import sight
 from pixelmill.errors import ProviderError
 from pixelmill.providers.http import Cancelled, ProviderFailure
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, limit, png_bytes
@@ -208,6 +211,30 @@ class HostedImage(HostedEngine):
         if prompt is not None:
             details["prompt"] = getattr(params, "prompt", None)
         return EngineResult([OutputImage(pixels, preferred_format=preferred)], details)
+
+
+def fit_portrait(pixels: ImageArray, height: int) -> ImageArray:
+    """The centre 3:4 crop of a provider's picture (RGB) at ``height`` × ``3/4·height``, the
+    frame of every person-shaped output (avatars, product photos)."""
+    rgb = pixels[..., :3]
+    h, w = rgb.shape[:2]
+    cw, ch = (w, round(w * 4 / 3)) if w * 4 <= h * 3 else (round(h * 3 / 4), h)
+    y, x = (h - ch) // 2, (w - cw) // 2
+    crop = np.ascontiguousarray(rgb[y : y + ch, x : x + cw])
+    interp = cv2.INTER_AREA if ch > height else cv2.INTER_CUBIC
+    size = (round(height * 3 / 4), height)
+    return np.asarray(cv2.resize(crop, size, interpolation=interp), dtype=np.uint8)
+
+
+def person_gate(pixels: ImageArray, provider: str) -> dict[str, list[float]]:
+    """The body landmarks (output pixels) of the person in a provider's picture, found by the
+    one person finder's pose (``runtime.person.sight``); :class:`ProviderFailure` when it shows
+    no person, so that output is not delivered as it is (offline fallback, or no charge)."""
+    seen = sight(pixels, "no person")
+    if not seen.is_person:
+        raise ProviderFailure(provider, "the model's picture shows no person")
+    k = seen.scale
+    return {name: [round(x / k, 2), round(y / k, 2)] for name, (x, y) in seen.landmarks.items()}
 
 
 class HostedMultiImage(HostedEngine):
