@@ -215,6 +215,12 @@ class Settings(BaseSettings):
         'template (default {"image": "{{image}}", "audio": "{{audio}}"}; placeholders image, '
         "audio, script, aspect, seed, duration; docs/backends.md)",
     )
+    speech_voice: str = Field(
+        "alloy",
+        min_length=1,
+        description="the voice PIXELMILL_ROUTE_SPEECH asks its provider for (an OpenAI voice "
+        "such as alloy, nova, onyx, shimmer; a Replicate model's voice name)",
+    )
     models_dir: Path | None = Field(
         None,
         description="rembg-format ONNX models (u2net, isnet-general-use, birefnet-general...) "

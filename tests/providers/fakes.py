@@ -37,6 +37,25 @@ def output_png(w: int = 96, h: int = 64) -> bytes:
     return buffer.getvalue()
 
 
+SPEECH_SECONDS = 1.5
+
+
+def speech_wav(rate: int = 24000) -> bytes:
+    """The fake voice: 0.2 s of silence, a 220 Hz tone, 0.2 s of silence (16-bit mono WAV of
+    :data:`SPEECH_SECONDS`), as OpenAI's ``audio/speech`` answers ``response_format: wav``."""
+    import wave
+
+    t = np.arange(int(SPEECH_SECONDS * rate)) / rate
+    tone = 0.5 * np.sin(2 * np.pi * 220 * t) * ((t > 0.2) & (t < SPEECH_SECONDS - 0.2))
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes((tone * 32767).astype("<i2").tobytes())
+    return buffer.getvalue()
+
+
 @dataclass
 class Seen:
     method: str
@@ -195,6 +214,16 @@ def openai_app(fake: Fake) -> FastAPI:
         if failed is not None:
             return failed
         return images_answer(fake)
+
+    @app.post("/v1/audio/speech")
+    async def speech(request: Request) -> Response:
+        await record(fake, request)
+        failed = await failure(fake, "speech")
+        if failed is not None:
+            return failed
+        if fake.mode == "garbage":
+            return Response(b"ID3 not a wav", media_type="audio/mpeg")
+        return Response(speech_wav(), media_type="audio/wav")
 
     @app.post("/v1/images/generations")
     async def generations(request: Request) -> Response:

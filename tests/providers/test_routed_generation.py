@@ -24,9 +24,10 @@ from pixelmill.engines.registry import build_engines
 from pixelmill.engines.runtime.layers import coverage, crop_cutout, prepare_cutout
 from pixelmill.engines.scenes import ScenesParams
 from pixelmill.engines.scenes.hosted import ScenesHosted, scene_request
+from pixelmill.engines.speech.hosted import SpeechHosted
 from pixelmill.resources import route_engines
 from tests.providers.conftest import RoutedApp
-from tests.providers.fakes import OUTPUT_COLOUR, Fake, serve
+from tests.providers.fakes import OUTPUT_COLOUR, SPEECH_SECONDS, Fake, serve
 from tests.providers.test_routed_operations import (
     OPENAI_KEY,
     REPLICATE_TOKEN,
@@ -286,3 +287,69 @@ def test_a_routed_product_photo_job_sends_the_person_and_the_product(
         person, product_png = (_png(part[2]) for part in edit.files["image[]"])
         assert person.shape[2] == 3 and "food product" in edit.form["prompt"]
         assert product_png.shape[:2] != person.shape[:2]
+
+
+def test_routed_speech_is_the_providers_wav_with_timed_words(tmp_path: Path) -> None:
+    with serve("openai") as fake:
+        settings = Settings(
+            data_dir=tmp_path,
+            routes={"speech": "openai:gpt-4o-mini-tts"},
+            openai_base_url=f"{fake.url}/v1",
+            openai_api_key=OPENAI_KEY,
+            speech_voice="nova",
+        )
+        engines, backends = route_engines(build_engines(), settings)
+        assert backends is not None
+        voice = engines["speech"]
+        assert isinstance(voice, SpeechHosted)
+        speech = voice.speak("Fresh   coffee, every morning.")
+        fake.mode = "garbage"
+        fallback = voice.speak("Fresh coffee.")
+        backends.close()
+    assert speech.sample_rate == 24000 and speech.duration == pytest.approx(SPEECH_SECONDS)
+    assert [w.word for w in speech.words] == ["Fresh", "coffee", "every", "morning"]
+    assert speech.words[0].start == pytest.approx(0.2, abs=0.03)
+    assert speech.words[-1].end == pytest.approx(SPEECH_SECONDS - 0.2, abs=0.03)
+    assert "gpt-4o-mini-tts, voice nova" in speech.method
+    first = next(s for s in fake.seen if s.path == "/v1/audio/speech")
+    assert first.json == {
+        "model": "gpt-4o-mini-tts",
+        "input": "Fresh coffee, every morning.",
+        "voice": "nova",
+        "response_format": "wav",
+    }
+    assert first.headers["authorization"] == f"Bearer {OPENAI_KEY}"
+    # A garbage answer: the offline voice speaks, and says why.
+    assert "Piper" in fallback.method and "not a WAV file" in fallback.method
+
+
+def test_a_video_job_takes_its_voice_from_the_speech_route(routed_app: RoutedApp) -> None:
+    from tests.marketing.test_video_jobs import wait_video
+
+    with (
+        serve("openai") as fake,
+        routed_app(
+            routes={"speech": "openai:gpt-4o-mini-tts"},
+            openai_base_url=f"{fake.url}/v1",
+            openai_api_key=OPENAI_KEY,
+            job_workers=1,
+            analyze_products=False,
+        ) as (client, res),
+    ):
+        acct = make_account(res, credits=60)
+        r = client.post(
+            "/api/v2/generate/video",
+            json={
+                "image_base64": base64.b64encode(encode(product_rgb(320, 240))).decode(),
+                "script": "Fresh coffee, every morning.",
+                "aspect": "1:1",
+            },
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 202, r.text
+        job = wait_video(client, acct, r.json()["job_id"])
+        assert job["status"] == "completed", job
+        assert "gpt-4o-mini-tts" in job["details"]["voice"]
+        assert job["duration_seconds"] == pytest.approx(SPEECH_SECONDS, abs=0.6)
+        assert consistent_balance(res, acct.id) == 10
+    assert [s.path for s in fake.seen].count("/v1/audio/speech") == 1

@@ -33,6 +33,7 @@ from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.scenes.hosted import ScenesHosted
 from pixelmill.engines.silo import SiloEngine
 from pixelmill.engines.speech import SpeechEngine
+from pixelmill.engines.speech.hosted import SpeechHosted
 from pixelmill.engines.style import StyleTransferEngine
 from pixelmill.engines.text_removal import TextRemovalEngine
 from pixelmill.engines.tryon import TryOnEngine
@@ -97,6 +98,7 @@ HOSTED: dict[str, type[HostedEngine]] = {
     "enhance": HostedImage,
     "text_removal": HostedImage,
     "style_transfer": HostedImage,
+    "speech": SpeechHosted,
     "video": HostedVideo,
 }
 """The routing table: operation -> its capability's hosted variant (``engines/<cap>/hosted.py``).

@@ -154,6 +154,18 @@ class OpenAIProvider:
             )
             return self._first_image(response, cancel)
 
+    def speech(
+        self, model: str, text: str, voice: str, *, cancel: CancelToken | None = None
+    ) -> bytes:
+        """``POST audio/speech`` (JSON: ``model``, ``input``, ``voice``, ``response_format``
+        ``wav``); the WAV file the server answers."""
+        body = {"model": model, "input": text, "voice": voice, "response_format": "wav"}
+        with self.http.slot(cancel):
+            response = self.http.request(
+                "POST", "audio/speech", json=body, cancel=cancel, abortable=True
+            )
+            return response.content
+
     def _first_image(self, response: httpx.Response, cancel: CancelToken | None) -> bytes:
         try:
             item = response.json()["data"][0]

@@ -50,7 +50,7 @@ class Route:
 class Backends:
     """The clients of the providers the routes name (``None``: not named, or not configured),
     the process's cancellation token (cancelled when the server stops), the output image
-    limit and the video route's input template. The wiring hands it to the hosted engines:
+    limit and the video and speech routes' own settings. The wiring hands it to the hosted engines:
     their only way to a provider."""
 
     openai: OpenAIProvider | None
@@ -60,6 +60,8 @@ class Backends:
     cancel: CancelToken = field(default_factory=CancelToken)
     video_input: str | None = None
     """``PIXELMILL_VIDEO_INPUT``: the video route's prediction-input template (JSON)."""
+    speech_voice: str = "alloy"
+    """``PIXELMILL_SPEECH_VOICE``: the voice a routed speech engine asks for."""
 
     def get_openai(self) -> OpenAIProvider:
         return _configured(self.openai, "the openai provider is not configured")
@@ -139,7 +141,12 @@ def build_backends(
             settings.comfyui_url, settings.comfyui_workflows, policy, transport
         )
     return Backends(
-        openai, replicate, comfyui, settings.max_image_pixels, video_input=settings.video_input
+        openai,
+        replicate,
+        comfyui,
+        settings.max_image_pixels,
+        video_input=settings.video_input,
+        speech_voice=settings.speech_voice,
     )
 
 

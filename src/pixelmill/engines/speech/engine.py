@@ -35,6 +35,15 @@ class SpeechParams(BaseModel):
     text: str = Field(min_length=1)
 
 
+def speakable(text: str) -> str:
+    """``text`` with its whitespace normalised; :class:`EngineError` when it has more than
+    :data:`MAX_WORDS` words."""
+    text = " ".join(text.split())
+    if count_words(text) > MAX_WORDS:
+        raise EngineError(f"the script is too long (more than {MAX_WORDS} words)")
+    return text
+
+
 class Speaker(Engine, Protocol):
     """The speech engine as the video surfaces see it."""
 
@@ -60,9 +69,7 @@ class SpeechEngine(BaseEngine[SpeechParams]):
     def speak(self, text: str) -> Speech:
         """``text`` spoken (raises :class:`EngineError` for a script that cannot be: empty,
         over :data:`MAX_WORDS` words, or nothing speakable in it)."""
-        text = " ".join(text.split())
-        if count_words(text) > MAX_WORDS:
-            raise EngineError(f"the script is too long (more than {MAX_WORDS} words)")
+        text = speakable(text)
         self.load()
         try:
             return synthesize(self._voice.get(), text)

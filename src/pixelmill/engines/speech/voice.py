@@ -45,7 +45,7 @@ LEAD_IN = 0.15
 """Seconds of silence before the first phrase and after the last."""
 
 _PHRASE = re.compile(r"[^,;:.!?\n]+[,;:.!?\n]*")
-_WORD = re.compile(r"[\w'’%$€£&+-]+", re.UNICODE)
+WORD = re.compile(r"[\w'’%$€£&+-]+", re.UNICODE)
 _STRESS = {"ˈ", "ˌ"}
 
 
@@ -175,7 +175,7 @@ def _ids(ipa: str, id_map: dict[str, list[int]]) -> list[int]:
     return ids
 
 
-def _voiced_span(audio: npt.NDArray[np.float32], rate: int) -> tuple[int, int]:
+def voiced_span(audio: npt.NDArray[np.float32], rate: int) -> tuple[int, int]:
     """First and last sample above a small share of the phrase's peak energy (20 ms frames)."""
     hop = max(1, rate // 50)
     n = len(audio) // hop
@@ -198,7 +198,7 @@ def split_phrases(text: str) -> list[tuple[str, float]]:
     phrases: list[tuple[str, float]] = []
     for match in _PHRASE.finditer(text):
         chunk = match.group(0)
-        words = _WORD.findall(chunk)
+        words = WORD.findall(chunk)
         if not words:
             continue
         tail = chunk.rstrip()[-1:]
@@ -226,7 +226,7 @@ def synthesize(voice: Voice, text: str) -> Speech:
     if not phrases:
         raise SpeechError("there is nothing to speak in the text")
     started = time.perf_counter()
-    phrase_words = [_WORD.findall(p) for p, _ in phrases]
+    phrase_words = [WORD.findall(p) for p, _ in phrases]
     ipa_phrases = phonemize([" ".join(words) for words in phrase_words])
     word_ipa = phonemize([w for words in phrase_words for w in words])
     phonemized = time.perf_counter()
@@ -251,7 +251,7 @@ def synthesize(voice: Voice, text: str) -> Speech:
             "scales": scales,
         }
         audio = np.asarray(voice.model.run(feeds)[0], dtype=np.float32).reshape(-1)
-        start, end = _voiced_span(audio, rate)
+        start, end = voiced_span(audio, rate)
         total = float(sum(weights))
         t = float(cursor + start)
         span = end - start
