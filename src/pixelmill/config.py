@@ -183,6 +183,12 @@ class Settings(BaseSettings):
         "openai:gpt-4o-mini); an operation without a route runs its offline engine "
         "(docs/backends.md)",
     )
+    backend_profile: Literal["offline", "openai", "replicate", "comfyui"] = Field(
+        "offline",
+        description="route every operation a backend can serve to its default model or shipped "
+        "workflow in one step (the table in engines/registry.py and docs/backends.md); a "
+        "PIXELMILL_ROUTE_<OPERATION> overrides its operation; offline: no routes",
+    )
     provider_fallback: Literal["offline", "error"] = Field(
         "offline",
         description="when a routed provider fails: offline (run the offline engine, said in "
@@ -207,7 +213,9 @@ class Settings(BaseSettings):
     replicate_base_url: str = Field("https://api.replicate.com", description="Replicate's API")
     comfyui_url: str | None = Field(None, description="a ComfyUI server, e.g. http://gpu:8188")
     comfyui_workflows: Path | None = Field(
-        None, description="a folder of ComfyUI API-format workflow JSON files routes name"
+        None,
+        description="a folder of ComfyUI API-format workflow JSON files routes name; a file "
+        "here wins over the shipped workflow of the same name (providers/workflows/)",
     )
     video_input: str | None = Field(
         None,

@@ -17,7 +17,7 @@ from pixelmill.accounts.credentials import CredentialCache
 from pixelmill.config import Settings
 from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
-from pixelmill.engines.registry import build_engines, route
+from pixelmill.engines.registry import PROFILES, build_engines, route
 from pixelmill.jobs.service import JobBackends
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.inputs import InputReader
@@ -128,7 +128,7 @@ def route_engines(
     """The registry with each ``PIXELMILL_ROUTE_*`` route's hosted engine in front of its
     offline one, and the provider clients (``None`` and the registry unchanged when nothing is
     routed); a bad route is a ``ValueError`` naming its setting."""
-    routes = routes_from(settings)
+    routes = routes_from(settings, PROFILES[settings.backend_profile])
     if not routes:
         return dict(engines), None
     backends = build_backends(settings, routes, transport)

@@ -105,6 +105,44 @@ HOSTED: dict[str, type[HostedEngine]] = {
 One line makes an operation routable (``PIXELMILL_ROUTE_<OPERATION>``)."""
 
 
+_GPT_IMAGE = "openai:gpt-image-1"
+_CHAT = "openai:gpt-4o-mini"
+
+PROFILES: dict[str, dict[str, str]] = {
+    "offline": {},
+    "openai": {
+        "analyze": _CHAT,
+        "image_to_prompt": _CHAT,
+        "product_text": _CHAT,
+        "edit": _GPT_IMAGE,
+        "image_to_image": _GPT_IMAGE,
+        "replace_background": _GPT_IMAGE,
+        "scenes": _GPT_IMAGE,
+        "avatar_guided": _GPT_IMAGE,
+        "avatar_reference": _GPT_IMAGE,
+        "product_photo": _GPT_IMAGE,
+        "speech": "openai:gpt-4o-mini-tts",
+    },
+    "replicate": {
+        "scenes": "replicate:black-forest-labs/flux-fill-pro",
+        "avatar_guided": "replicate:black-forest-labs/flux-schnell",
+        "avatar_reference": "replicate:black-forest-labs/flux-kontext-pro",
+        "product_photo": "replicate:flux-kontext-apps/multi-image-kontext-pro",
+    },
+    "comfyui": {
+        "scenes": "comfyui:scenes.json",
+        "avatar_guided": "comfyui:avatar_guided.json",
+        "avatar_reference": "comfyui:avatar_reference.json",
+        "edit": "comfyui:edit.json",
+        "image_to_image": "comfyui:edit.json",
+        "upscale": "comfyui:upscale.json",
+    },
+}
+"""``PIXELMILL_BACKEND_PROFILE``: the default route of every operation each backend serves
+(Replicate: official models only, which run without a version; the ComfyUI workflows ship in
+``providers/workflows/``). Names checked 2026-11-27; docs/backends.md says how."""
+
+
 def route(
     engines: Mapping[str, Engine],
     routes: list[Route],

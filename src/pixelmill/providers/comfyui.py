@@ -5,7 +5,8 @@ completion and fetch the images with ``GET /view``. Cancelling removes the promp
 prompt running (``GET /queue``).
 
 Workflows are JSON files in the API format (ComfyUI's "Save (API)") in
-``PIXELMILL_COMFYUI_WORKFLOWS``. A string value that is exactly ``{{name}}`` is replaced by the
+``PIXELMILL_COMFYUI_WORKFLOWS``, or shipped in ``providers/workflows/`` (the operator's file of
+the same name wins). A string value that is exactly ``{{name}}`` is replaced by the
 value itself (a number stays a number); ``{{name}}`` inside a longer string is replaced by text.
 Names: ``image`` (the uploaded input), ``mask``, ``garment``, ``prompt``, ``negative_prompt``,
 ``seed`` and whatever else the engine passes (docs/backends.md).
@@ -32,6 +33,8 @@ from pixelmill.providers.http import (
 )
 
 NAME = "comfyui"
+SHIPPED = Path(__file__).with_name("workflows")
+"""The workflows that ship with pixelmill (``providers/workflows/README.md``)."""
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
 
@@ -87,16 +90,17 @@ class ComfyUIProvider:
         self.http.close()
 
     def workflow(self, name: str) -> dict[str, Any]:
-        """The workflow template ``name`` (a file directly inside the workflows folder)."""
-        if self.workflows is None:
-            raise ValueError("PIXELMILL_COMFYUI_WORKFLOWS is not set")
+        """The workflow template ``name``: a file directly inside the operator's folder
+        (``PIXELMILL_COMFYUI_WORKFLOWS``), else one of the shipped workflows (:data:`SHIPPED`)."""
         if Path(name).name != name or not name.endswith(".json"):
             raise ValueError(f"a ComfyUI route names a .json file in the folder, got {name!r}")
-        path = self.workflows / name
+        folders = [f for f in (self.workflows, SHIPPED) if f is not None]
+        path = next((f / name for f in folders if (f / name).is_file()), None)
+        if path is None:
+            where = " or ".join(str(f) for f in folders)
+            raise ValueError(f"no workflow {name} in {where}")
         try:
             template = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise ValueError(f"no workflow {name} in {self.workflows}") from None
         except json.JSONDecodeError as exc:
             raise ValueError(f"workflow {name} is not JSON: {exc}") from None
         if not isinstance(template, dict) or not template:

@@ -10,6 +10,7 @@ settings behaves exactly as before.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -112,8 +113,11 @@ def parse_route(operation: str, spec: str) -> Route:
     return route
 
 
-def routes_from(settings: Settings) -> list[Route]:
-    return [parse_route(op, spec) for op, spec in sorted(settings.routes.items())]
+def routes_from(settings: Settings, defaults: Mapping[str, str] | None = None) -> list[Route]:
+    """The routes: ``defaults`` (the backend profile's) with the explicit
+    ``PIXELMILL_ROUTE_<OPERATION>`` settings over them."""
+    merged = {**(defaults or {}), **settings.routes}
+    return [parse_route(op, spec) for op, spec in sorted(merged.items())]
 
 
 def build_backends(
