@@ -36,6 +36,7 @@ from _common import print_table, time_call
 from pixelmill.credits.pricing import AD_PACK_PRICES
 from pixelmill.engines.ads import PLATFORMS, AdCopy, AdEngine, cut_out, render_ad
 from pixelmill.engines.base import PlannedFile
+from pixelmill.engines.product_text import AdCopyEngine
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.speech import SpeechEngine
 from pixelmill.engines.video import TalkingVideoEngine
@@ -102,6 +103,7 @@ def bench_pack(video: bool) -> None:
         allow_loopback=True,
         scene_size=1024,
         voiceover=Voiceover(SpeechEngine(), TalkingVideoEngine()),
+        copywriter=AdCopyEngine(),
     )
     with serve_bytes(routes) as base:
         claim = Claim(

@@ -83,6 +83,7 @@ def job_runner(res: Resources) -> JobRunner:
             allow_loopback=res.settings.allow_loopback_urls,
             scene_size=res.settings.scene_size,
             voiceover=voiceover,
+            copywriter=res.engines["ad_copy"],
         )
         kinds[ASSET_COLLECTION_KIND] = AssetCollectionKind(
             scenes=scenes.engine, ads=ads, load_input=load_input, scene_size=res.settings.scene_size

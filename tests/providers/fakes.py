@@ -37,6 +37,17 @@ def output_png(w: int = 96, h: int = 64) -> bytes:
     return buffer.getvalue()
 
 
+AD_COPY: dict[str, Any] = {
+    "headline": "Cold for 24 hours, anywhere",
+    "tagline": "The Trail Bottle keeps water cold on the longest hike.",
+    "captions": {
+        platform: {"text": f"{platform}: the Trail Bottle, cold all day.", "hashtags": ["hiking"]}
+        for platform in ("instagram", "facebook", "linkedin", "pinterest", "tiktok")
+    }
+    | {"twitter": {"text": "Trail Bottle " * 30, "hashtags": ["#hiking", "outdoor gear"]}},
+}
+"""The fake chat model's ad copy: the twitter caption is too long for its 280 characters."""
+
 SPEECH_SECONDS = 1.5
 
 
@@ -186,9 +197,11 @@ def openai_app(fake: Fake) -> FastAPI:
         if failed is not None:
             return failed
         system = seen.json["messages"][0]["content"]
-        if "product copy" in system:
+        if "advertising copy" in system:
+            answer: dict[str, Any] = AD_COPY
+        elif "product copy" in system:
             asked = json.loads(seen.json["messages"][1]["content"][0]["text"].split(": ", 1)[1])
-            answer: dict[str, Any] = {k: PRODUCT_COPY[k] for k in asked["write"]}
+            answer = {k: PRODUCT_COPY[k] for k in asked["write"]}
         else:
             answer = ANALYSIS if "describe images" in system else PROMPTS
         content = "this is not JSON" if fake.mode == "garbage" else json.dumps(answer)

@@ -353,3 +353,47 @@ def test_a_video_job_takes_its_voice_from_the_speech_route(routed_app: RoutedApp
         assert job["duration_seconds"] == pytest.approx(SPEECH_SECONDS, abs=0.6)
         assert consistent_balance(res, acct.id) == 10
     assert [s.path for s in fake.seen].count("/v1/audio/speech") == 1
+
+
+def test_routed_ad_copy_is_the_models_words_held_to_the_platforms_limits(
+    routed_app: RoutedApp,
+) -> None:
+    from tests.marketing.test_ad_http import _poll, shop
+
+    with (
+        serve("openai") as fake,
+        routed_app(
+            routes={"ad_copy": "openai:gpt-4o-mini"},
+            openai_base_url=f"{fake.url}/v1",
+            openai_api_key=OPENAI_KEY,
+            job_workers=1,
+            analyze_products=False,
+            allow_loopback_urls=True,
+        ) as (client, res),
+        shop() as base,
+    ):
+        acct = make_account(res, credits=10)
+        r = client.post(
+            "/api/v2/ad-pack",
+            json={
+                "url": f"{base}/product",
+                "include_images": False,
+                "include_ads": True,
+                "include_captions": True,
+                "include_video": False,
+            },
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 202, r.text
+        body = _poll(client, acct, f"/api/v2/ad-pack/{r.json()['job_id']}")
+        assert body["status"] == "completed", body
+        assert body["credits_used"] == 3 and consistent_balance(res, acct.id) == 7
+    captions = {c["platform"]: c for c in body["captions"]}
+    assert captions["instagram"]["text"].startswith("instagram: the Trail Bottle, cold all day.")
+    assert captions["instagram"]["hashtags"] == ["#hiking"]
+    twitter = captions["twitter"]
+    assert len(twitter["text"]) <= 280 == twitter["limit"]  # cut to the platform's limit
+    assert twitter["text"].endswith("…") and twitter["hashtags"] == []
+    (chat,) = [s for s in fake.seen if s.path == "/v1/chat/completions"]
+    facts = json.loads(chat.json["messages"][1]["content"][0]["text"].split(": ", 1)[1])
+    assert facts["name"] == "Trail Bottle 750 ml" and facts["brand"] == "Peak Goods"

@@ -21,8 +21,8 @@ from pixelmill.engines.edit.hosted import EditHosted
 from pixelmill.engines.enhance import EnhanceEngine
 from pixelmill.engines.product_photo import ProductPhotoEngine
 from pixelmill.engines.product_photo.hosted import ProductPhotoHosted
-from pixelmill.engines.product_text import ProductTextEngine
-from pixelmill.engines.product_text.hosted import ProductTextHosted
+from pixelmill.engines.product_text import AdCopyEngine, ProductTextEngine
+from pixelmill.engines.product_text.hosted import AdCopyHosted, ProductTextHosted
 from pixelmill.engines.prompt import ImageToPromptEngine
 from pixelmill.engines.prompt.hosted import PromptHosted
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine
@@ -72,6 +72,7 @@ def build_engines(
         TryOnEngine(),
         AdEngine(),
         ProductTextEngine(),
+        AdCopyEngine(),
         SpeechEngine(),
         TalkingVideoEngine(),
     ]
@@ -90,6 +91,7 @@ HOSTED: dict[str, type[HostedEngine]] = {
     "avatar_reference": ReferenceAvatarHosted,
     "product_photo": ProductPhotoHosted,
     "product_text": ProductTextHosted,
+    "ad_copy": AdCopyHosted,
     "background_removal": HostedImage,
     "make_transparent": HostedImage,
     "upscale": HostedImage,
@@ -114,6 +116,7 @@ PROFILES: dict[str, dict[str, str]] = {
         "analyze": _CHAT,
         "image_to_prompt": _CHAT,
         "product_text": _CHAT,
+        "ad_copy": _CHAT,
         "edit": _GPT_IMAGE,
         "image_to_image": _GPT_IMAGE,
         "replace_background": _GPT_IMAGE,

@@ -40,7 +40,7 @@ from pixelmill.engines.base import (
     PlannedFile,
     PlannedImage,
 )
-from pixelmill.engines.product_text import CAPTIONS_METHOD, first_sentence, write_captions
+from pixelmill.engines.product_text import AdCopyParams, AdText, first_sentence, shorten
 from pixelmill.engines.scenes import ScenesParams
 from pixelmill.imaging import (
     DecodedImage,
@@ -108,13 +108,6 @@ def guess_category(facts: ProductFacts) -> Category:
         if any(w in text for w in words):
             return category
     return Category.OTHER
-
-
-def shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:-") + "…"
 
 
 def work_size(pixels: ImageArray) -> ImageArray:
@@ -195,6 +188,9 @@ class AdPackKind:
     allow_loopback: bool
     scene_size: int
     voiceover: Voiceover
+    copywriter: Engine
+    """The registry's ``ad_copy`` engine (a language model when ``PIXELMILL_ROUTE_AD_COPY``
+    routes it): the ads' lines and the captions."""
     result_format: str = "jpeg"
     subject: str = "product page"
 
@@ -249,12 +245,25 @@ class AdPackKind:
             each = shares(int(prices["images"]), len(PHOTO_POSITIONS))
             for position, scene, price in zip(PHOTO_POSITIONS, scenes, each, strict=False):
                 planned.append(PlannedImage(position, f"photo:{scene.label}", scene.render, price))
+        if "ads" in prices or "captions" in prices:
+            text = AdText.of(
+                self.copywriter.run(
+                    EngineInputs.none(),
+                    AdCopyParams(
+                        name=facts.name,
+                        description=facts.description,
+                        brand=facts.brand,
+                        price=facts.price_label,
+                        category=category,
+                        url=facts.url,
+                        seed=claim.seed,
+                    ),
+                )
+            )
         if "ads" in prices:
             copy = AdCopy(
-                headline=shorten(facts.name, 60),
-                tagline=shorten(first_sentence(facts.description), 110)
-                if facts.description
-                else "",
+                headline=text.headline,
+                tagline=text.tagline,
                 cta="Shop now",
                 price=facts.price_label,
             )
@@ -269,16 +278,7 @@ class AdPackKind:
                     )
                 )
         if "captions" in prices:
-            made = write_captions(
-                name=facts.name,
-                description=facts.description,
-                brand=facts.brand,
-                price=facts.price_label,
-                category=category,
-                url=facts.url,
-                seed=claim.seed,
-            )
-            data = {"captions": [c.as_dict() for c in made], "method": CAPTIONS_METHOD}
+            data = {"captions": text.captions, "method": text.method}
             planned.append(
                 PlannedFile(
                     CAPTIONS_POSITION,

@@ -77,6 +77,14 @@ def hashtags_for(category: str, name: str, brand: str) -> list[str]:
     return out
 
 
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word within ``limit`` characters (an ellipsis when cut)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:-") + "…"
+
+
 def first_sentence(text: str, limit: int = 140) -> str:
     """The description's first sentence, cut at a word boundary within ``limit``."""
     text = " ".join(text.split())
@@ -127,7 +135,7 @@ class Caption:
         }
 
 
-def _fit(parts: list[str], tags: list[str], limit: int) -> tuple[str, list[str]]:
+def fit_caption(parts: list[str], tags: list[str], limit: int) -> tuple[str, list[str]]:
     """Join ``parts`` and ``tags`` within ``limit`` characters: hashtags go first, then the
     least important parts (from the end, keeping the opener)."""
     parts = [p for p in parts if p]
@@ -175,6 +183,6 @@ def write_captions(
             parts = [opener, benefit, cost, cta, link]
         else:
             parts = [opener, benefit, by, cost, cta, link]
-        text, used = _fit(parts, tags[: rule.hashtags], rule.limit)
+        text, used = fit_caption(parts, tags[: rule.hashtags], rule.limit)
         captions.append(Caption(rule.platform, text, used, rule.limit))
     return captions

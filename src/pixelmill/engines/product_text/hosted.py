@@ -11,6 +11,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, create_model
 
 from pixelmill.engines.base import EngineInputs, EngineResult
+from pixelmill.engines.product_text.ad_copy import HEADLINE_LIMIT, TAGLINE_LIMIT
+from pixelmill.engines.product_text.captions import RULES, Caption, fit_caption
 from pixelmill.engines.runtime.hosted import HostedEngine
 from pixelmill.providers.media import VISION_SIDE, png_bytes
 from pixelmill.providers.openai import schema_hint
@@ -99,4 +101,75 @@ class ProductTextHosted(HostedEngine):
             details[name] = (
                 clean_tags(value, max_tags) if name == "tags" else " ".join(str(value).split())
             )
+        return EngineResult([], details)
+
+
+AD_COPY_INSTRUCTIONS = (
+    "You write advertising copy for an online shop's product. From the product page's facts, "
+    "write a short headline, a supporting line, and one caption per social platform in that "
+    "platform's voice, each with a few relevant hashtags (without the # sign in the list). "
+    "Say only what the facts say: no invented materials, discounts, awards or claims. Answer "
+    "with one JSON object only, matching this JSON schema: {schema}."
+)
+
+
+class _Caption(BaseModel):
+    text: str = Field(min_length=1, max_length=3000)
+    hashtags: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(max_length=30)
+
+
+def ad_copy_schema() -> type[BaseModel]:
+    """The answer: the ads' two lines within their limits and a caption per platform."""
+    captions: dict[str, Any] = {rule.platform: (_Caption, Field()) for rule in RULES}
+    caption_model: type[BaseModel] = create_model("Captions", **captions)
+    model: type[BaseModel] = create_model(
+        "AdCopyAnswer",
+        headline=(str, Field(min_length=1, max_length=HEADLINE_LIMIT)),
+        tagline=(str, Field(min_length=1, max_length=TAGLINE_LIMIT)),
+        captions=(caption_model, Field()),
+    )
+    return model
+
+
+class AdCopyHosted(HostedEngine):
+    """``ad_copy`` on an OpenAI-compatible chat model: JSON validated (the headline and the
+    supporting line refused when over their limits), each caption then held to its
+    platform's limit with its hashtags (``fit_caption``: hashtags dropped first, then cut)."""
+
+    providers = ("openai",)
+
+    def _provider_run(self, inputs: EngineInputs, params: BaseModel) -> EngineResult:
+        facts = {
+            k: str(getattr(params, k, "") or "")[:4000]
+            for k in ("name", "description", "brand", "price", "category", "url")
+        }
+        schema = ad_copy_schema()
+        answer = (
+            self.backends.get_openai()
+            .chat_json(
+                self.route.model,
+                AD_COPY_INSTRUCTIONS.format(schema=schema_hint(schema)),
+                "The product page, as JSON: " + json.dumps(facts, ensure_ascii=False),
+                schema,
+                cancel=self.backends.token(),
+            )
+            .model_dump()
+        )
+        captions = []
+        for rule in RULES:
+            written = answer["captions"][rule.platform]
+            tags = ["#" + "".join(t.lstrip("#").split()) for t in written["hashtags"]]
+            text, used = fit_caption([" ".join(written["text"].split())], tags, rule.limit)
+            captions.append(Caption(rule.platform, text, used, rule.limit).as_dict())
+        details: dict[str, Any] = {
+            "method": (
+                f"language model {self.route.label} (chat completions, JSON validated, each "
+                "caption held to its platform's limit)"
+            ),
+            "provider": self.route.label,
+            "headline": " ".join(answer["headline"].split()),
+            "tagline": " ".join(answer["tagline"].split()),
+            "captions": captions,
+            "limits": {rule.platform: rule.limit for rule in RULES},
+        }
         return EngineResult([], details)
