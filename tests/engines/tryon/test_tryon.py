@@ -56,6 +56,28 @@ def test_an_avatar_image_without_a_person_is_refused() -> None:
         ENGINE.plan(EngineInputs(empty, {"product": tshirt()}), params())
 
 
+def test_a_body_seen_edge_on_fails_the_output_instead_of_delivering_nothing() -> None:
+    """The gate the issue's back-view photo showed missing: with the shoulders and hips nearly
+    on top of each other (what the pose graph gives for a person seen from behind or from the
+    side), the warp drew a sliver at the neck (127 px of a 92,367 px person) and the job still
+    delivered and charged it. Now rendering that output is an EngineError with the reason."""
+    avatar, landmarks = gallery_avatar(0)
+    cx = (landmarks["left_shoulder"][0] + landmarks["right_shoulder"][0]) / 2
+    edge_on = {
+        name: [cx + (1.0 if name.startswith("left") else -1.0), y]
+        if name.split("_", 1)[-1] in ("shoulder", "hip", "elbow", "wrist")
+        else [x, y]
+        for name, (x, y) in landmarks.items()
+    }
+    inputs = EngineInputs(avatar, {"product": tshirt()})
+    (planned,) = ENGINE.plan(inputs, params(landmarks=edge_on, num_outputs=1))
+    with pytest.raises(EngineError, match="could not be fitted to this body") as caught:
+        planned.render()
+    assert "seen from behind" in str(caught.value)
+    (front,) = ENGINE.plan(inputs, params(landmarks=landmarks, num_outputs=1))
+    assert front.render().pixels.shape == (384, 288, 3)
+
+
 # --- the fit ----------------------------------------------------------------------------------
 
 

@@ -65,6 +65,7 @@ from pixelmill.engines.tryon.fit import (
 from pixelmill.engines.tryon.garment import Garment, read_garment
 
 Mask = npt.NDArray[np.float32]
+Bools = npt.NDArray[np.bool_]
 
 METHOD = (
     "no generative model: the garment cut out of the product image ({cutout}), its shoulders, "
@@ -167,6 +168,27 @@ def fill_holes(rgba: ImageArray) -> ImageArray:
     return out
 
 
+MIN_GARMENT_SHARE = 0.05
+"""The fitted garment must cover at least this share of the person (a tee on a front-facing
+adult covers about 40 %)."""
+MIN_ON_BODY = 0.6
+"""... and at least this share of the garment must lie on the person."""
+
+
+def check_fit(garment: Bools, covered: Bools, person: Bools) -> None:
+    """The quality gate of a fit: :class:`EngineError` (that output fails, uncharged) when the
+    garment came out too small for the body or off it, as when the pose graph sees a person
+    from behind or from the side (the shoulders and hips nearly on top of each other)."""
+    area, body = int(garment.sum()), max(1, int(person.sum()))
+    on = int(covered.sum()) / max(1, area)
+    if area < MIN_GARMENT_SHARE * body or on < MIN_ON_BODY:
+        raise EngineError(
+            f"the garment could not be fitted to this body (it would cover {area / body:.0%} of "
+            f"the person, {on:.0%} of it on the body): a person seen from behind or from the "
+            "side, or a pose whose shoulders and hips are not visible from the front"
+        )
+
+
 def dress(avatar: Avatar, garment: Garment) -> Dressed:
     """Put ``garment`` on the person in ``avatar`` (the expensive part: the person's cut-out,
     the warp, the shading)."""
@@ -183,6 +205,7 @@ def dress(avatar: Avatar, garment: Garment) -> Dressed:
     placement = place_garment(garment, body, avatar.landmarks, radii)
     colour, g_alpha = warp_garment(garment, placement, (h, w), 0.25 * body.unit)
     covered = (g_alpha > 0.5) & (alpha > 0.5)
+    check_fit(g_alpha > 0.5, covered, alpha > 0.5)
     shade = body_shading(avatar.rgb, covered, 0.012 * body.unit)
     colour = colour * (1.0 + SHADE_STRENGTH * (shade - 1.0))[..., None]
     premult = colour * g_alpha[..., None] + rgb * alpha[..., None] * (1.0 - g_alpha[..., None])
