@@ -27,13 +27,19 @@ from PIL import Image
 from tests.support.servers import live_server
 
 OUTPUT_COLOUR = (200, 30, 160)
-"""The provider's images are this flat magenta, so a test can tell them from any offline
+"""The provider's images are this magenta (within 3), so a test can tell them from any offline
 result."""
 
 
 def output_png(w: int = 96, h: int = 64) -> bytes:
+    """The provider's picture: :data:`OUTPUT_COLOUR` with a gentle ramp of ±3 across it (a
+    picture, not a blank: the routed engines reject one flat colour)."""
+    ramp = np.round(np.linspace(-3, 3, w)).astype(np.int16)[None, :, None]
+    pixels = np.clip(np.asarray(OUTPUT_COLOUR, np.int16) + ramp, 0, 255).astype(np.uint8)
     buffer = io.BytesIO()
-    Image.fromarray(np.full((h, w, 3), OUTPUT_COLOUR, np.uint8)).save(buffer, format="PNG")
+    Image.fromarray(np.ascontiguousarray(np.broadcast_to(pixels, (h, w, 3)))).save(
+        buffer, format="PNG"
+    )
     return buffer.getvalue()
 
 

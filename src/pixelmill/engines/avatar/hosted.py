@@ -47,10 +47,16 @@ class _HostedAvatar(HostedMultiImage):
         return f"{super()._method()}: {self.kind}, checked to show a person"
 
     def _one(
-        self, inputs: EngineInputs, params: BaseModel, position: int, label: str, prepared: Any
+        self,
+        inputs: EngineInputs,
+        params: BaseModel,
+        position: int,
+        label: str,
+        prepared: Any,
+        seed: int,
     ) -> OutputImage:
         height = int(getattr(params, "height", 1024))
-        seed, prompt = self._seed(params, position), self._prompt(params)
+        prompt = self._prompt(params)
         data = self._paint(inputs, prompt, seed, height)
         decoded = decode_output(data, self.route.provider, self.backends.max_pixels)
         pixels = fit_portrait(decoded, height)

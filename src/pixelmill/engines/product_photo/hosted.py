@@ -52,10 +52,16 @@ class ProductPhotoHosted(HostedMultiImage):
         return {"category": normalise_category(str(getattr(params, "category", "other")))}
 
     def _one(
-        self, inputs: EngineInputs, params: BaseModel, position: int, label: str, prepared: Any
+        self,
+        inputs: EngineInputs,
+        params: BaseModel,
+        position: int,
+        label: str,
+        prepared: Any,
+        seed: int,
     ) -> OutputImage:
         size = int(getattr(params, "size", 1024))
-        seed, prompt = self._seed(params, position), self._prompt(params)
+        prompt = self._prompt(params)
         person = png_bytes(inputs.image[..., :3], IMAGE_SIDE)
         product = png_bytes(prepared, IMAGE_SIDE)
         if self.route.provider == "openai":

@@ -213,6 +213,18 @@ class HostedImage(HostedEngine):
         return EngineResult([OutputImage(pixels, preferred_format=preferred)], details)
 
 
+BLANK_STD = 1.0
+"""A picture whose every channel varies less than this (0-255) is one flat colour: blank."""
+RESEED = 7919
+"""A rejected output's second try uses its seed plus this (a different draw, still
+reproducible)."""
+
+
+class OutputRejected(ProviderFailure):
+    """The provider answered a picture that fails a quality gate (blank, no person): tried
+    once more on another seed, then handled as any provider failure."""
+
+
 def fit_portrait(pixels: ImageArray, height: int) -> ImageArray:
     """The centre 3:4 crop of a provider's picture (RGB) at ``height`` × ``3/4·height``, the
     frame of every person-shaped output (avatars, product photos)."""
@@ -232,7 +244,7 @@ def person_gate(pixels: ImageArray, provider: str) -> dict[str, list[float]]:
     no person, so that output is not delivered as it is (offline fallback, or no charge)."""
     seen = sight(pixels, "no person")
     if not seen.is_person:
-        raise ProviderFailure(provider, "the model's picture shows no person")
+        raise OutputRejected(provider, "the model's picture shows no person")
     k = seen.scale
     return {name: [round(x / k, 2), round(y / k, 2)] for name, (x, y) in seen.landmarks.items()}
 
@@ -253,7 +265,13 @@ class HostedMultiImage(HostedEngine):
         return [f"{self.route.operation} {i + 1}" for i in range(count)]
 
     def _one(
-        self, inputs: EngineInputs, params: BaseModel, position: int, label: str, prepared: Any
+        self,
+        inputs: EngineInputs,
+        params: BaseModel,
+        position: int,
+        label: str,
+        prepared: Any,
+        seed: int,
     ) -> OutputImage:
         raise NotImplementedError
 
@@ -283,7 +301,10 @@ class HostedMultiImage(HostedEngine):
         self.inner.validate(params)
         prepared = self._prepare(inputs, params)
         labels = self._labels(inputs, params)
-        images = [self._one(inputs, params, i, lab, prepared) for i, lab in enumerate(labels)]
+        images = [
+            self._checked(self._one(inputs, params, i, lab, prepared, self._seed(params, i)))
+            for i, lab in enumerate(labels)
+        ]
         h, w = images[0].pixels.shape[:2]
         facts = {"seed": self._seed(params, 0), "width": w, "height": h, **self._facts(params)}
         return EngineResult(images, self._details(self._method(), **facts))
@@ -291,6 +312,12 @@ class HostedMultiImage(HostedEngine):
     def _facts(self, params: BaseModel) -> dict[str, Any]:
         """More of a whole run's details (the try-on's category, say)."""
         return {}
+
+    def _checked(self, out: OutputImage) -> OutputImage:
+        """The gate every routed output passes: not blank (one flat colour)."""
+        if float(out.pixels[..., :3].std(axis=(0, 1)).max()) < BLANK_STD:
+            raise OutputRejected(self.route.provider, "the model's picture is blank")
+        return out
 
     def _offline_plan(self, inputs: EngineInputs, params: BaseModel) -> list[PlannedImage]:
         plan = getattr(self.inner, "plan", None)
@@ -309,8 +336,14 @@ class HostedMultiImage(HostedEngine):
         prepared: Any,
         offline: Lazy[list[PlannedImage]],
     ) -> OutputImage:
+        seed = self._seed(params, position)
         try:
-            return self._one(inputs, params, position, label, prepared)
+            try:
+                return self._checked(self._one(inputs, params, position, label, prepared, seed))
+            except OutputRejected as exc:  # one more try, on another seed
+                log.info("%s: %s, trying again: %s", self.route.operation, label, exc)
+                retry = seed + RESEED
+                return self._checked(self._one(inputs, params, position, label, prepared, retry))
         except ProviderFailure as exc:
             self.output_failed(exc, f"{self.route.label} failed")
             out = offline.get()[position].render()

@@ -132,16 +132,22 @@ class ScenesHosted(HostedMultiImage):
         )
 
     def _one(
-        self, inputs: EngineInputs, params: BaseModel, position: int, label: str, prepared: Any
+        self,
+        inputs: EngineInputs,
+        params: BaseModel,
+        position: int,
+        label: str,
+        prepared: Any,
+        seed: int,
     ) -> OutputImage:
         size = int(getattr(params, "size", 1024))
-        seed = self._seed(params, 0)
+        scene_seed = int(getattr(params, "seed", 0) or 0)
         category = normalise_category(str(getattr(params, "category", "other")))
-        request = scene_request(prepared.subject, label, category, seed, size)
-        data = self._paint(request, seed + position, size)
+        request = scene_request(prepared.subject, label, category, scene_seed, size)
+        data = self._paint(request, seed, size)
         painted = square(decode_output(data, self.route.provider, self.backends.max_pixels), size)
         pixels = product_back(painted, request, scene_spec(label).shadow)
-        facts = {"provider": self.route.label, "seed": seed + position, "prompt": request.prompt}
+        facts = {"provider": self.route.label, "seed": seed, "prompt": request.prompt}
         return OutputImage(pixels, label=label, data={**facts, "cutout": prepared.how})
 
     def _paint(self, request: Request, seed: int, size: int) -> bytes:

@@ -35,10 +35,15 @@ class TryOnHosted(HostedMultiImage):
         return {"category": getattr(params, "category", None)}
 
     def _one(
-        self, inputs: EngineInputs, params: BaseModel, position: int, label: str, prepared: Any
+        self,
+        inputs: EngineInputs,
+        params: BaseModel,
+        position: int,
+        label: str,
+        prepared: Any,
+        seed: int,
     ) -> OutputImage:
         description = getattr(params, "prompt", None) or str(getattr(params, "category", ""))
-        seed = self._seed(params, position)
         person, cloth = png_bytes(inputs.image, IMAGE_SIDE), png_bytes(prepared, IMAGE_SIDE)
         if self.route.provider == "replicate":
             data = self._replicate(
