@@ -54,6 +54,11 @@ AD_COPY: dict[str, Any] = {
 }
 """The fake chat model's ad copy: the twitter caption is too long for its 280 characters."""
 
+PREDICT_TIME = 1.234
+"""What the fake Replicate reports a prediction's compute took (``metrics.predict_time``)."""
+IMAGE_USAGE = {"input_tokens": 50, "output_tokens": 4160, "total_tokens": 4210}
+"""What the fake images API reports an image cost (gpt-image-1's ``usage``)."""
+
 SPEECH_SECONDS = 1.5
 
 
@@ -260,7 +265,13 @@ def images_answer(fake: Fake) -> Response:
     if fake.mode == "garbage":
         return JSONResponse({"data": [{"b64_json": base64.b64encode(b"nope").decode()}]})
     png = fake.output[0] if fake.output is not None else output_png()
-    return JSONResponse({"created": 1, "data": [{"b64_json": base64.b64encode(png).decode()}]})
+    return JSONResponse(
+        {
+            "created": 1,
+            "data": [{"b64_json": base64.b64encode(png).decode()}],
+            "usage": IMAGE_USAGE,
+        }
+    )
 
 
 # ---- Replicate -------------------------------------------------------------------------------
@@ -281,6 +292,7 @@ def replicate_app(fake: Fake) -> FastAPI:
             "error": None,
         }
         if status == "succeeded":
+            body["metrics"] = {"predict_time": PREDICT_TIME}
             ext = fake.output[2] if fake.output is not None else "png"
             body["output"] = (
                 [f"{fake.url}/files/{pid}.{ext}"] if fake.mode != "garbage" else ["not a url"]

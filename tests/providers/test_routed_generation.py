@@ -30,7 +30,7 @@ from pixelmill.engines.tryon import TryOnParams
 from pixelmill.engines.tryon.hosted import TryOnHosted
 from pixelmill.resources import route_engines
 from tests.providers.conftest import RoutedApp
-from tests.providers.fakes import OUTPUT_COLOUR, SPEECH_SECONDS, Fake, serve
+from tests.providers.fakes import IMAGE_USAGE, OUTPUT_COLOUR, SPEECH_SECONDS, Fake, serve
 from tests.providers.test_routed_operations import (
     OPENAI_KEY,
     REPLICATE_TOKEN,
@@ -173,6 +173,12 @@ def test_a_routed_scenes_job_is_the_providers_picture_and_the_catalogs_price(
             corner = pixels[:16, :16]
             assert is_provider_image(corner)
         assert consistent_balance(res, acct.id) == 3
+        # What each output cost at the provider, on the job's poll.
+        usage = job["provider_usage"]
+        assert [u["position"] for u in usage] == [0, 1]
+        for u in usage:
+            assert u["provider"] == "openai:gpt-image-1" and u["provider_s"] > 0
+            assert u["total_tokens"] == IMAGE_USAGE["total_tokens"]
     assert [s.path for s in fake.seen].count("/v1/images/edits") == 2
 
 

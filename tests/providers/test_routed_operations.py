@@ -17,7 +17,7 @@ from PIL import Image
 
 from tests.api.app_surface.test_tryon import shirt_png
 from tests.providers.conftest import RoutedApp
-from tests.providers.fakes import OUTPUT_COLOUR, serve
+from tests.providers.fakes import OUTPUT_COLOUR, PREDICT_TIME, serve
 from tests.support.accounts import login, make_account
 from tests.support.credits import consistent_balance
 from tests.support.images import encode, photo_rgb
@@ -338,6 +338,7 @@ def test_tryon_job_renders_each_image_through_replicate(routed_app: RoutedApp) -
         for item in job["results"]:
             assert is_provider_image(result_pixels(client, item["url"]))
         assert consistent_balance(res, acct.id) == 3
+        assert [u["predict_time_s"] for u in job["provider_usage"]] == [PREDICT_TIME] * 2
     creates = [s for s in fake.seen if s.path == "/v1/predictions"]
     seeds = [s.json["input"]["seed"] for s in creates]
     assert len(seeds) == 2 and seeds[1] == seeds[0] + 1  # the job's seed, then one per image

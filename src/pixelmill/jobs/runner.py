@@ -234,6 +234,9 @@ class JobRunner:
                     lease,
                     price=rendered.price,
                 )
+                usage = rendered.output.data.get("usage")
+                if isinstance(usage, dict):
+                    service.add_usage(session, claim.job_id, rendered.position, usage)
                 kind.record(session, claim, rendered)
 
             if not self._write(record):

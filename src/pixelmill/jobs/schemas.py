@@ -3,6 +3,8 @@ the ORM rows (``from_attributes``); times render as ISO 8601 with a ``Z``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from pixelmill.categories import LIBRARY_CATEGORIES
@@ -132,6 +134,12 @@ class JobStatus(JobListItem):
     warnings: list[str] | None = Field(
         None, description="request fields or prompt words this job does not use, and why"
     )
+    provider_usage: list[dict[str, Any]] | None = Field(
+        None,
+        description="for outputs made by a generative backend (PIXELMILL_ROUTE_*): each one's "
+        "position, provider and model, seconds spent, and what the provider reported "
+        "(Replicate predict_time_s, OpenAI token counts)",
+    )
 
     @classmethod
     def of(cls, job: Job, results: list[JobResultOut]) -> JobStatus:
@@ -140,7 +148,14 @@ class JobStatus(JobListItem):
             failed=job.progress_failed,
             total=job.images_to_generate,
         )
-        return cls.from_row(job, progress=progress, results=results, warnings=job_warnings(job))
+        usage = (job.params or {}).get("provider_usage") or None
+        return cls.from_row(
+            job,
+            progress=progress,
+            results=results,
+            warnings=job_warnings(job),
+            provider_usage=usage,
+        )
 
 
 # ---- batches ------------------------------------------------------------------------------

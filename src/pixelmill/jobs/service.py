@@ -480,6 +480,19 @@ def merge_params(session: Session, job_id: str, **values: Any) -> None:
         job.params = {**(job.params or {}), **values}
 
 
+def add_usage(session: Session, job_id: str, position: int, usage: dict[str, Any]) -> None:
+    """Note what a routed output cost at its provider (provider, seconds, the provider's own
+    figures) in the job's ``provider_usage``, which its poll shows."""
+    job = session.get(Job, job_id)
+    if job is not None:
+        params = dict(job.params or {})
+        params["provider_usage"] = [
+            *params.get("provider_usage", []),
+            {"position": position, **usage},
+        ]
+        job.params = params
+
+
 def status_of_job(job_id: QueryableAttribute[str | None]) -> ScalarSelect[str]:
     """The status of the job ``job_id`` names, as a column of another domain's query (None
     when there is none)."""

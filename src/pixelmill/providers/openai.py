@@ -25,6 +25,7 @@ from pixelmill.providers.http import (
     ProviderHttp,
     data_url,
 )
+from pixelmill.providers.usage import report
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -168,9 +169,14 @@ class OpenAIProvider:
 
     def _first_image(self, response: httpx.Response, cancel: CancelToken | None) -> bytes:
         try:
-            item = response.json()["data"][0]
+            body = response.json()
+            item = body["data"][0]
         except (ValueError, KeyError, IndexError, TypeError):
             raise ProviderFailure(NAME, "the images answer has no data[0]") from None
+        usage = body.get("usage") if isinstance(body, dict) else None
+        if isinstance(usage, dict):
+            tokens = {k: v for k, v in usage.items() if k.endswith("tokens") and isinstance(v, int)}
+            report(**tokens)
         if isinstance(item, dict) and isinstance(item.get("b64_json"), str):
             return self.http.fetch_output("data:image/png;base64," + item["b64_json"])
         if isinstance(item, dict) and isinstance(item.get("url"), str):

@@ -28,6 +28,7 @@ from pixelmill.providers.http import (
     ProviderHttp,
     data_url,
 )
+from pixelmill.providers.usage import report
 
 NAME = "replicate"
 DATA_URL_LIMIT = 256 * 1024
@@ -134,6 +135,9 @@ class ReplicateProvider:
                     )
                 prediction = _json(self.http.request("GET", f"v1/predictions/{pid}", cancel=cancel))
         status = prediction.get("status")
+        metrics = prediction.get("metrics")
+        if isinstance(metrics, dict) and isinstance(metrics.get("predict_time"), int | float):
+            report(predict_time_s=round(float(metrics["predict_time"]), 3))
         if status != "succeeded":
             error = str(prediction.get("error") or "")[:200]
             raise ProviderFailure(

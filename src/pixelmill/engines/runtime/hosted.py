@@ -12,6 +12,7 @@ clients come from the wiring (:class:`~pixelmill.providers.routing.Backends`); d
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any, ClassVar
@@ -35,6 +36,7 @@ from pixelmill.errors import ProviderError
 from pixelmill.providers.http import Cancelled, ProviderFailure
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, limit, png_bytes
 from pixelmill.providers.routing import Backends, Fallback, Route
+from pixelmill.providers.usage import collecting
 
 log = logging.getLogger("pixelmill.providers")
 
@@ -337,13 +339,21 @@ class HostedMultiImage(HostedEngine):
         offline: Lazy[list[PlannedImage]],
     ) -> OutputImage:
         seed = self._seed(params, position)
+        started = time.perf_counter()
         try:
-            try:
-                return self._checked(self._one(inputs, params, position, label, prepared, seed))
-            except OutputRejected as exc:  # one more try, on another seed
-                log.info("%s: %s, trying again: %s", self.route.operation, label, exc)
-                retry = seed + RESEED
-                return self._checked(self._one(inputs, params, position, label, prepared, retry))
+            with collecting() as usage:
+                try:
+                    out = self._one(inputs, params, position, label, prepared, seed)
+                    out = self._checked(out)
+                except OutputRejected as exc:  # one more try, on another seed
+                    log.info("%s: %s, trying again: %s", self.route.operation, label, exc)
+                    out = self._one(inputs, params, position, label, prepared, seed + RESEED)
+                    out = self._checked(out)
+            spent = {"provider": self.route.label, **usage}
+            spent["provider_s"] = round(time.perf_counter() - started, 3)
+            return OutputImage(
+                out.pixels, out.label, out.preferred_format, out.score, {**out.data, "usage": spent}
+            )
         except ProviderFailure as exc:
             self.output_failed(exc, f"{self.route.label} failed")
             out = offline.get()[position].render()
