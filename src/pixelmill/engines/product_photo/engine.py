@@ -193,6 +193,21 @@ def make_figure(avatar: Avatar) -> Figure:
     return Figure(premult, alpha, complete_body(avatar.landmarks), avatar.landmarks)
 
 
+MIN_PRODUCT_IN_FRAME = 0.9
+"""A product photo whose product shows less than this share of itself inside the frame is
+re-placed once, then not delivered (a seller's product must be seen whole)."""
+
+
+def in_frame(box: tuple[int, int, int, int] | None, h: int, w: int) -> float:
+    """The share of ``box`` (x, y, width, height) inside an ``h`` × ``w`` frame (1 for none)."""
+    if box is None:
+        return 1.0
+    x, y, bw, bh = box
+    inside_w = max(0, min(x + bw, w) - max(x, 0))
+    inside_h = max(0, min(y + bh, h) - max(y, 0))
+    return inside_w * inside_h / max(1, bw * bh)
+
+
 def render_shot(
     figure: Lazy[Figure],
     product: ImageArray,
@@ -210,6 +225,15 @@ def render_shot(
     if shot.placement == "counter":
         prop = type(prop)(prop.rgba, prop.box, "counter", prop.hand, None)
     staged = stage(person, prop, shot.scene, shot.framing, seed, shot.position, height, w)
+    if in_frame(staged.prop_box, height, w) < MIN_PRODUCT_IN_FRAME and shot.framing != "full":
+        # Re-placed once: the whole figure in the frame brings a cut-off product back in.
+        staged = stage(person, prop, shot.scene, "full", seed, shot.position, height, w)
+    shown = in_frame(staged.prop_box, height, w)
+    if shown < MIN_PRODUCT_IN_FRAME:
+        raise EngineError(
+            f"the product would be cut off by the frame (only {shown:.0%} of it shows); this "
+            "output is not delivered"
+        )
     data = output_data(
         staged,
         person,
