@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixelmill import __version__
 from pixelmill.config import Settings
+from pixelmill.credits.headers import open_note
 from pixelmill.errors import AppError
 from pixelmill.openapi import document_error_bodies, to_openapi_303
 from pixelmill.operations.admission import RefuseWhenFull
@@ -34,7 +35,8 @@ DOCS_ASSETS_URL = "/docs/assets"
 
 
 class RateLimitHeadersMiddleware:
-    """Copies the X-RateLimit-* headers an auth dependency computed onto the response.
+    """Copies the X-RateLimit-* headers an auth dependency computed, and the credit headers of
+    a charged call (``credits/headers.py``), onto the response.
 
     Plain ASGI (not BaseHTTPMiddleware) so it costs next to nothing per request."""
 
@@ -46,10 +48,11 @@ class RateLimitHeadersMiddleware:
             await self.app(scope, receive, send)
             return
         state: dict[str, Any] = scope.setdefault("state", {})
+        credits = open_note()
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                extra = state.get("ratelimit_headers")
+                extra = {**(state.get("ratelimit_headers") or {}), **credits}
                 if extra:
                     headers = list(message.get("headers", []))
                     present = {k.lower() for k, _ in headers}

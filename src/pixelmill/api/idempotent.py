@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from pixelmill import idempotency
+from pixelmill.credits.headers import note_charge
 from pixelmill.db.models import User
 from pixelmill.db.session import Database
 from pixelmill.jobs.requests import JobRequest
@@ -50,4 +51,7 @@ async def idempotent_create(
     except Exception:
         await asyncio.to_thread(create.discard)
         raise
+    reserved, remaining = payload.get("credits_reserved"), payload.get("credits_remaining")
+    if isinstance(reserved, int) and isinstance(remaining, int):
+        note_charge(reserved, remaining)
     return JSONResponse(payload, status_code=status_code)

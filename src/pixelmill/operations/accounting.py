@@ -23,6 +23,7 @@ from typing import Any, Final
 from sqlalchemy.orm import Session
 
 from pixelmill.credits import ledger
+from pixelmill.credits.headers import note_charge
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import ProcessingRecord
 from pixelmill.db.session import Database
@@ -152,7 +153,9 @@ class Accounting:
             )
             if record is not None:
                 record(session)
-            return ledger.balance(session, charge.user_id)
+            remaining = ledger.balance(session, charge.user_id)
+        note_charge(charge.price, remaining)
+        return remaining
 
     def fail(self, charge: Charge, exc: BaseException) -> None:
         """Release the reservation and record the ``failed`` history row. Never raises: a
