@@ -7,8 +7,8 @@ one); 31 is a 422 on every generate call, nothing charged."""
 from __future__ import annotations
 
 import time
-import uuid
 import tracemalloc
+import uuid
 from typing import Any
 
 import pytest
