@@ -265,8 +265,9 @@ def test_jobs_cancel(live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[s
     product = tmp_path / "bottle.png"
     product.write_bytes(png_bytes(200, 150))
     code, job = run_cli(
-        live, acct.api_key, "generate", "scenes", str(product), "--num", "12", capsys=capsys
-    )
+        live, acct.api_key, "generate", "scenes", str(product), "--num", "12", "--yes",
+        capsys=capsys,
+    )  # fmt: skip
     assert code == 0, job
     code, cancelled = run_cli(live, acct.api_key, "jobs", "cancel", job["job_id"], capsys=capsys)
     assert code == 0, cancelled

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import glob
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -63,8 +65,13 @@ EXIT_CODES = """exit codes:
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif"}
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+ASK_ABOVE_CREDITS = 10
+"""A run that will spend more than this asks first (``--yes`` answers for scripts)."""
+
+# soft_wrap: a line is never broken at the console's width (ids, URLs and paths stay whole and
+# copyable, also when piped, where the width would be 80).
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
 
 
 class UsageError(Exception):
@@ -124,16 +131,29 @@ def expand_inputs(args: Sequence[str], recursive: bool = False) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str, default: str = "result") -> str:
+    """``text`` as a file name that needs no quoting in any shell or file system: letters,
+    digits, ``.``, ``_`` and ``-`` (anything else becomes one ``-``; no leading dot)."""
+    return _UNSAFE.sub("-", text).strip("-.") or default
+
+
 def stem_of(source: str) -> str:
     name = urlparse(source).path.rsplit("/", 1)[-1] if is_url(source) else Path(source).name
-    return Path(name).stem or "image"
+    return safe_name(Path(name).stem, "image")
 
 
-def short(text: str | None, width: int = 48) -> str:
-    """A method description cut to one short phrase for a progress line."""
+def short(text: str | None, width: int = 60) -> str:
+    """A method description for a progress line: whole when the output is not a terminal,
+    else cut to ``width`` at a word boundary."""
     if not text:
         return "done"
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    if len(text) <= width or not err.is_terminal:
+        return text
+    cut = text[: width - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
 
 
 def ext_of_url(url: str, default: str = "png") -> str:
@@ -236,8 +256,8 @@ async def process_files(
                 outcome = FileOutcome(source, True, str(output), result.credits_used, result.method)
                 if echo:
                     progress.console.print(
-                        f"[green]✓[/] {source} → {output} "
-                        f"({result.credits_used} credit(s), {short(result.method)})"
+                        f"[green]✓[/] {escape(source)} → {escape(str(output))} "
+                        f"({result.credits_used} credit(s), {escape(short(result.method))})"
                     )
             except (PixelmillError, OSError) as exc:
                 if isinstance(exc, AuthenticationError | InsufficientCredits):
@@ -250,7 +270,7 @@ async def process_files(
                     exception=exc,
                 )
                 if echo:
-                    progress.console.print(f"[red]✗[/] {source}: {outcome.error}")
+                    progress.console.print(f"[red]✗[/] {escape(source)}: {escape(outcome.error or '')}")
             finally:
                 progress.update(task, completed=FILE_STEPS, visible=False)
                 progress.advance(overall)
@@ -317,8 +337,7 @@ async def download_results(
 ) -> list[str]:
     paths: list[str] = []
     for i, r in enumerate(results, 1):
-        scene = (r.scene or "result").replace("/", "_").replace(" ", "_")
-        path = folder / f"{i:02d}-{scene}.{ext_of_url(r.url)}"
+        path = folder / f"{i:02d}-{safe_name(r.scene or 'result')}.{ext_of_url(r.url)}"
         await client.download(r.url, path)
         paths.append(str(path))
     return paths
@@ -337,11 +356,11 @@ async def finish_job(client: AsyncClient, args: argparse.Namespace, job: m.Job) 
             f"{job.credits_used} credit(s) used"
         )
         if job.error:
-            out.print(f"error: {job.error}")
+            out.print(f"error: {escape(job.error)}")
         for r in job.results:
-            out.print(f"  {r.scene}: {r.url}")
+            out.print(f"  {escape(r.scene or 'result')}: {escape(r.url)}")
         for f in files:
-            out.print(f"  saved {f}")
+            out.print(f"  saved {escape(f)}")
     return OK if job.status == "completed" else SOME_FAILED
 
 
@@ -367,7 +386,7 @@ async def finish_batch(client: AsyncClient, args: argparse.Namespace, batch: m.B
     files: list[str] = []
     if getattr(args, "output", None):
         for image in batch.images:
-            folder = Path(args.output) / (image.id or image.job_id or "image")
+            folder = Path(args.output) / safe_name(image.id or image.job_id or "image", "image")
             files += await download_results(client, image.results, folder)
     if args.json:
         print_json({**batch.model_dump(mode="json"), "downloaded": files})
@@ -379,35 +398,82 @@ async def finish_batch(client: AsyncClient, args: argparse.Namespace, batch: m.B
             f" · {batch.credits_used} credit(s) used"
         )
         for f in files:
-            out.print(f"  saved {f}")
+            out.print(f"  saved {escape(f)}")
     return SOME_FAILED if batch.progress.failed else OK
 
 
 # ---- output helpers ---------------------------------------------------------------------------
 
 
+def cells(rows: Sequence[BaseModel], columns: Sequence[str]) -> list[list[str]]:
+    data = [row.model_dump(mode="json") for row in rows]
+    return [["" if d.get(c) is None else str(d.get(c)) for c in columns] for d in data]
+
+
 def table(rows: Sequence[BaseModel], columns: Sequence[str], title: str) -> Table:
+    """For a terminal: every value whole (a long one folds within its column, never cut)."""
     t = Table(title=title)
     for c in columns:
-        t.add_column(c)
-    for row in rows:
-        data = row.model_dump(mode="json")
-        t.add_row(*("" if data.get(c) is None else str(data.get(c)) for c in columns))
+        t.add_column(c, overflow="fold")
+    for values in cells(rows, columns):
+        t.add_row(*(escape(v) for v in values))
     return t
+
+
+def print_rows(rows: Sequence[BaseModel], columns: Sequence[str], title: str) -> None:
+    """A table on a terminal; piped, tab-separated lines (a header, then one line a row) with
+    every id and URL whole, for ``cut`` and ``awk``."""
+    if out.is_terminal:
+        out.print(table(rows, columns, title))
+        return
+    for values in [list(columns), *cells(rows, columns)]:
+        sys.stdout.write("\t".join(v.replace("\t", " ").replace("\n", " ") for v in values) + "\n")
 
 
 def show(args: argparse.Namespace, value: Any, columns: Sequence[str] = (), title: str = "") -> int:
     if args.json:
         print_json(value)
     elif isinstance(value, list):
-        out.print(table(value, columns, title) if value else f"no {title.lower()}")
+        if value:
+            print_rows(value, columns, title)
+        else:
+            out.print(f"no {title.lower()}")
     elif isinstance(value, BaseModel):
         for k, v in value.model_dump(mode="json").items():
             if v is not None:
-                out.print(f"[bold]{k}[/]: {v}")
+                out.print(f"[bold]{k}[/]: {escape(str(v))}")
     else:
-        out.print(value)
+        out.print(escape(str(value)))
     return OK
+
+
+def confirm_cost(args: argparse.Namespace, credits: int, what: str) -> None:
+    """Before a run that will spend more than ``ASK_ABOVE_CREDITS``: say what it costs, and
+    go on only with ``--yes`` or a yes typed at a terminal (raises :class:`UsageError`)."""
+    if credits <= ASK_ABOVE_CREDITS:
+        return
+    line = f"{what}: up to {credits} credits"
+    if args.yes:
+        if not (args.json or args.quiet):
+            err.print(f"{escape(line)} (--yes)")
+        return
+    if not sys.stdin.isatty():
+        raise UsageError(
+            f"{line}; more than {ASK_ABOVE_CREDITS} needs a yes: pass --yes "
+            "(the input is not a terminal, so there is no one to ask)"
+        )
+    err.print(escape(line))
+    answer = input("Go ahead? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise UsageError("cancelled: nothing was spent")
+
+
+def credits_per_image(op: Operation, params: dict[str, Any]) -> int:
+    """What one image costs (the catalog's figure: ``1``, ``2``, or ``1 (8x: 2)``)."""
+    if op.name == "upscale" and params.get("scale") == 8:
+        return 2
+    found = re.match(r"\d+", op.credits)
+    return int(found.group()) if found else 1
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -425,6 +491,9 @@ async def cmd_process(client: AsyncClient, args: argparse.Namespace) -> int:
             params[opt.name] = value
     outdir = Path(args.output) if args.output else None
     namer = Namer(outdir, op.name)
+    confirm_cost(
+        args, credits_per_image(op, params) * len(sources), f"{op.name} of {len(sources)} file(s)"
+    )
     with make_progress(args.quiet or args.json) as progress:
         outcomes = await process_files(
             client, op, sources, params, namer, args.parallel, progress, not args.json
@@ -489,6 +558,7 @@ async def product_uuid_for(
 async def cmd_generate(client: AsyncClient, args: argparse.Namespace) -> int:
     kind = args.kind
     key = args.idempotency_key
+    confirm_cost(args, args.num, f"generate {kind}, {args.num} image(s) at 1 credit each")
     if kind == "scenes":
         if is_url(args.product):
             created = await client.generate_scenes_from_url(
@@ -573,6 +643,11 @@ async def cmd_batches(client: AsyncClient, args: argparse.Namespace) -> int:
             while ident in ids:
                 ident, n = f"{stem_of(s)}-{n}", n + 1
             ids[ident] = s
+        confirm_cost(
+            args,
+            len(ids) * args.per_product,
+            f"a batch of {len(ids)} image(s) x {args.per_product} scene(s) at 1 credit each",
+        )
         created = await client.create_batch(
             dict(ids.items()),
             images_per_product=args.per_product,
@@ -682,6 +757,13 @@ def build_parser() -> Parser:
     )
     common.add_argument("--json", action="store_true", default=s, help="JSON output for scripts")
     common.add_argument("-q", "--quiet", action="store_true", default=s, help="no progress bars")
+    common.add_argument(
+        "-y",
+        "--yes",
+        action="store_true",
+        default=s,
+        help=f"spend more than {ASK_ABOVE_CREDITS} credits without asking (for scripts)",
+    )
     common.add_argument("--timeout", type=float, default=s, help="seconds per request (120)")
     common.add_argument("--retries", type=int, default=s, help="retries of 429/503/network (3)")
 
@@ -854,6 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("config", None),
         ("json", False),
         ("quiet", False),
+        ("yes", False),
         ("timeout", 120.0),
         ("retries", 3),
     ):
@@ -873,15 +956,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return asyncio.run(run(args, settings))
     except UsageError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        if args.json:
+            print_json({"error": str(exc), "status_code": None, "exit_code": USAGE})
+        else:
+            err.print(f"[red]error:[/] {escape(str(exc))}")
         return USAGE
     except PixelmillError as exc:
         code = exit_code_for(exc)
+        detail = exc.detail
+        if isinstance(exc, APIConnectionError):
+            detail += (
+                f"; check that a pixelmill server is running at {settings.url} and that this "
+                "is the right address (--url, PIXELMILL_URL or url in the config file)"
+            )
         if args.json:
-            print_json({"error": exc.detail, "status_code": exc.status_code, "exit_code": code})
+            print_json({"error": detail, "status_code": exc.status_code, "exit_code": code})
         else:
             where = f" ({exc.status_code})" if exc.status_code else ""
-            err.print(f"[red]error{where}:[/] {exc.detail}")
+            err.print(f"[red]error{where}:[/] {escape(detail)}")
         return code
     except KeyboardInterrupt:
         err.print("interrupted")
