@@ -218,6 +218,20 @@ def test_readme_examples_run_as_written(
     job = json.loads(printed[last])
     assert job["status"] == "completed" and len(job["results"]) == 3, job
 
+    # The Python example saved the upscaled photo under the extension of its format.
+    assert Image.open(work / "photo-2x.jpeg").format == "JPEG"
+
+    # The start banner's shell command runs as printed, from where the server was started.
+    banner = re.search(r"Or from the shell \(in this directory\):  (\S+(?: -m pixelmill)?) admin",
+                       (tmp_path / "server.log").read_text())  # fmt: skip
+    assert banner, (tmp_path / "server.log").read_text()[:2000]
+    made = subprocess.run(
+        f"{banner[1]} admin create-user banner@example.com",
+        shell=True, cwd=tmp_path, env=server_env, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert made.returncode == 0 and "pk_live_" in made.stdout, made.stdout + made.stderr
+
     # The command line's lines: the account, a cut-out saved in cutouts/, two scenes in scenes/.
     (cli_block,) = [b for b in readme_blocks(README.read_text()) if "client account" in b.code]
     assert "credits" in printed[cli_block.line].lower(), printed[cli_block.line]
