@@ -270,7 +270,8 @@ async def process_files(
                     exception=exc,
                 )
                 if echo:
-                    progress.console.print(f"[red]✗[/] {escape(source)}: {escape(outcome.error or '')}")
+                    why = escape(outcome.error or "")
+                    progress.console.print(f"[red]✗[/] {escape(source)}: {why}")
             finally:
                 progress.update(task, completed=FILE_STEPS, visible=False)
                 progress.advance(overall)
