@@ -141,3 +141,39 @@ def test_names_and_phrases() -> None:
         "limit: Field required",
         "body: Invalid JSON",
     ]
+
+
+def test_generate_ad_pack_and_video_with_progress(
+    live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.marketing.test_ad_http import shop
+
+    acct = live.account(credits=60)
+    with shop() as base:
+        code = main(
+            ["generate", "ad-pack", f"{base}/product", "--no-video", "--wait", "--interval",
+             "0.2", "-o", str(tmp_path / "pack"), "--url", live.url, "--api-key", acct.api_key],
+        )  # fmt: skip
+    printed = capsys.readouterr()
+    assert code == 0, printed.out + printed.err
+    assert re.search(r"ad pack \d+: completed · 6 photo\(s\), 8 ad\(s\)", printed.out), printed.out
+    assert "9 credit(s) used" in printed.out and "ad pack" in printed.err  # the progress line
+    saved = sorted(p.name for p in (tmp_path / "pack").iterdir())
+    assert len(saved) == 6 + 8 + 1 and "captions.json" in saved
+    assert all(PLAIN.fullmatch(name) for name in saved), saved
+    assert balance_of(live.resources, acct.id) == 51
+
+    # The video costs 50: asked first (refused without --yes), then made with --yes.
+    photo = tmp_path / "bottle.png"
+    photo.write_bytes(png_bytes(240, 320))
+    args = ["generate", "video", str(photo), "--script", "Fresh water, anywhere.", "--json",
+            "--url", live.url, "--api-key", acct.api_key]  # fmt: skip
+    assert main(args) == 1
+    assert "up to 50 credits" in json.loads(capsys.readouterr().out)["error"]
+    code = main([*args, "--yes", "--wait", "--interval", "0.2", "-o", str(tmp_path / "v")])
+    video = json.loads(capsys.readouterr().out)
+    assert code == 0 and video["status"] == "completed" and video["credits_used"] == 50, video
+    (mp4,) = video["downloaded"]
+    assert Path(mp4).name == f"video-{video['job_id']}.mp4"
+    assert Path(mp4).read_bytes()[4:8] == b"ftyp"
+    assert balance_of(live.resources, acct.id) == 1

@@ -556,8 +556,125 @@ async def product_uuid_for(
     return value
 
 
+VIDEO_CREDITS = 50
+AD_PACK_PARTS = {"images": 6, "ads": 2, "captions": 1, "video": 50}
+"""The ad pack's parts and their prices (the server's answer has the exact ``parts``)."""
+
+
+async def cmd_video(client: AsyncClient, args: argparse.Namespace) -> int:
+    confirm_cost(args, VIDEO_CREDITS, "generate video (a talking video)")
+    created = await client.generate_video(
+        args.image,
+        args.script or "",
+        duration=args.duration,
+        aspect=args.aspect,
+        subtitles=args.subtitles,
+        product_name=args.product_name,
+        webhook_url=args.webhook_url,
+        idempotency_key=args.idempotency_key,
+    )
+    if not args.wait:
+        return show(args, created)
+    if not args.json:
+        err.print(f"video job {created.job_id}: {created.credits_reserved} credit(s) reserved")
+    with make_progress(args.quiet or args.json) as progress:
+        task = progress.add_task(f"video {created.job_id}: pending", total=None)
+
+        def step(job: m.VideoJob) -> None:
+            doing = f" ({job.current_step})" if job.current_step else ""
+            progress.update(task, description=f"video {job.job_id}: {job.status}{doing}")
+
+        job = await client.wait_video(
+            created.job_id, progress=step, interval=args.interval, timeout=args.timeout_wait
+        )
+    files: list[str] = []
+    if args.output and job.video_url:
+        path = Path(args.output) / f"video-{job.job_id}.mp4"
+        await client.download(job.video_url, path)
+        files.append(str(path))
+    if args.json:
+        print_json({**job.model_dump(mode="json"), "downloaded": files})
+    else:
+        out.print(
+            f"video {job.job_id}: {job.status} · {job.credits_used} credit(s) used"
+            + (f" · {job.duration_seconds:.1f} s" if job.duration_seconds else "")
+        )
+        if job.error:
+            out.print(f"error: {escape(job.error)}")
+        if job.video_url:
+            out.print(f"  video: {escape(job.video_url)}")
+        for f in files:
+            out.print(f"  saved {escape(f)}")
+    return OK if job.status == "completed" else SOME_FAILED
+
+
+async def cmd_ad_pack(client: AsyncClient, args: argparse.Namespace) -> int:
+    wanted = {part: not getattr(args, f"no_{part}") for part in AD_PACK_PARTS}
+    cost = sum(price for part, price in AD_PACK_PARTS.items() if wanted[part])
+    confirm_cost(args, cost, f"generate ad-pack ({', '.join(p for p, w in wanted.items() if w)})")
+    created = await client.create_ad_pack(
+        args.page,
+        include_images=wanted["images"],
+        include_ads=wanted["ads"],
+        include_captions=wanted["captions"],
+        include_video=wanted["video"],
+        webhook_url=args.webhook_url,
+        idempotency_key=args.idempotency_key,
+    )
+    if not args.wait:
+        return show(args, created)
+    if not args.json:
+        err.print(f"ad pack {created.job_id}: {created.credits_reserved} credit(s) reserved")
+    with make_progress(args.quiet or args.json) as progress:
+        task = progress.add_task(f"ad pack {created.job_id}: pending", total=None)
+
+        def step(pack: m.AdPack) -> None:
+            done = pack.progress.get("completed", 0) + pack.progress.get("failed", 0)
+            total = pack.progress.get("total") or None
+            description = f"ad pack {pack.job_id}: {pack.status}"
+            progress.update(task, total=total, completed=done, description=description)
+
+        pack = await client.wait_ad_pack(
+            created.job_id, progress=step, interval=args.interval, timeout=args.timeout_wait
+        )
+    files: list[str] = []
+    if args.output:
+        folder = Path(args.output)
+        urls = [(f"photo-{i:02d}", u) for i, u in enumerate(pack.product_images, 1)]
+        urls += [(f"ad-{safe_name(a.platform)}", a.url) for a in pack.static_ads]
+        if pack.ugc_video_url:
+            urls.append(("video", pack.ugc_video_url))
+        for stem, url in urls:
+            path = folder / f"{stem}.{ext_of_url(url)}"
+            await client.download(url, path)
+            files.append(str(path))
+        if pack.captions:
+            path = folder / "captions.json"
+            await asyncio.to_thread(_write, path, json.dumps(pack.captions, indent=2).encode())
+            files.append(str(path))
+    if args.json:
+        print_json({**pack.model_dump(mode="json"), "downloaded": files})
+    else:
+        out.print(
+            f"ad pack {pack.job_id}: {pack.status} · {len(pack.product_images)} photo(s), "
+            f"{len(pack.static_ads)} ad(s), {len(pack.captions)} caption(s)"
+            f"{', a video' if pack.ugc_video_url else ''} · {pack.credits_used} credit(s) used"
+        )
+        if pack.error:
+            out.print(f"error: {escape(pack.error)}")
+        for warning in pack.warnings or ():
+            out.print(f"warning: {escape(warning)}")
+        for f in files:
+            out.print(f"  saved {escape(f)}")
+    return OK if pack.status == "completed" else SOME_FAILED
+
+
 async def cmd_generate(client: AsyncClient, args: argparse.Namespace) -> int:
     kind = args.kind
+    if kind == "video":
+        return await cmd_video(client, args)
+    if kind == "ad-pack":
+        return await cmd_ad_pack(client, args)
     key = args.idempotency_key
     confirm_cost(args, args.num, f"generate {kind}, {args.num} image(s) at 1 credit each")
     if kind == "scenes":
@@ -705,7 +822,7 @@ async def cmd_webhooks(client: AsyncClient, args: argparse.Namespace) -> int:
         hooks = await client.list_webhooks()
         return show(args, hooks, ("id", "url", "created_at"), "Webhooks")
     if args.action == "create":
-        hook = await client.create_webhook(args.url, secret=args.secret)
+        hook = await client.create_webhook(args.hook_url, secret=args.secret)
         if not args.json:
             err.print("the signing secret is shown once: store it now")
         return show(args, hook)
@@ -845,6 +962,29 @@ def build_parser() -> Parser:
         g.add_argument("--wait", action="store_true", help="follow the job to its end")
         wait_flags(g)
 
+    text = f"a short talking video from one still image ({VIDEO_CREDITS} credits)"
+    v = gsub.add_parser("video", help=text, description=text, parents=[common])
+    v.add_argument("image", help="a photo of a person or a product (file or URL)")
+    v.add_argument("--script", help="what the voice says (default: written from the image)")
+    v.add_argument("--duration", type=positive, default=5, help="seconds a written script aims at")
+    v.add_argument("--aspect", choices=("9:16", "1:1", "16:9"), default="9:16")
+    v.add_argument("--subtitles", action="store_true", help="burn the words into the video")
+    v.add_argument("--product-name")
+    text = (
+        "photos, ads, captions and a video from a product page ("
+        + ", ".join(f"{part} {price}" for part, price in AD_PACK_PARTS.items())
+        + " credits)"
+    )
+    a = gsub.add_parser("ad-pack", help=text, description=text, parents=[common])
+    a.add_argument("page", metavar="URL", help="the product page (http or https)")
+    for part in AD_PACK_PARTS:
+        a.add_argument(f"--no-{part}", action="store_true", help=f"leave out the {part}")
+    for g in (v, a):
+        g.add_argument("--webhook-url", help="job.completed / job.failed go here")
+        g.add_argument("--idempotency-key", help="default: a fresh one")
+        g.add_argument("--wait", action="store_true", help="follow the job with its progress")
+        wait_flags(g)
+
     jobs = command("jobs", "list, show, watch or cancel jobs", cmd_jobs)
     jsub = jobs.add_subparsers(dest="action", required=True, parser_class=Parser)
     jl = jsub.add_parser("list", parents=[common], help="recent jobs")
@@ -902,7 +1042,7 @@ def build_parser() -> Parser:
     wsub = hooks.add_subparsers(dest="action", required=True, parser_class=Parser)
     wsub.add_parser("list", parents=[common])
     wc = wsub.add_parser("create", parents=[common])
-    wc.add_argument("url")
+    wc.add_argument("hook_url", metavar="URL", help="where the events are posted")
     wc.add_argument("--secret", help="whsec_<base64> or any string (default: generated)")
     wsub.add_parser("delete", parents=[common]).add_argument("id", type=int)
     wd = wsub.add_parser("deliveries", parents=[common], help="the delivery log")
