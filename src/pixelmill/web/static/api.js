@@ -186,7 +186,8 @@ export const account = {
   mePromise: null,
   meAt: 0,
   /** Who is signed in, with credits and plan (access token), fetched again when older than
-   * `maxAge` ms: one request per page view at most. */
+   * `maxAge` ms: one request per page view at most. A cached answer carries what was learnt
+   * since (the balance after a spend, from `credits(n)`), never the balance of its fetch. */
   me(maxAge = Infinity) {
     if (!this.mePromise || Date.now() - this.meAt > maxAge) {
       this.meAt = Date.now();
@@ -201,7 +202,7 @@ export const account = {
         },
       );
     }
-    return this.mePromise;
+    return this.mePromise.then(() => this.data);
   },
   reset() {
     this.data = null;
@@ -279,10 +280,12 @@ export function sleep(ms, signal) {
  * Poll `path` until `done(body)`; calls `onUpdate(body)` each time. Polls every 2 s at first
  * and slows to 8 s. The plan's per-minute budget is shared with everything else the person
  * does, so when one request of the minute is left it waits for the reset (`onWait(seconds)`
- * says so), and a 429 waits its Retry-After.
+ * says so), and a 429 waits its Retry-After. `fetched`: the caller has just read `path` itself
+ * (to draw the page), so the first poll waits a round instead of asking again at once.
  */
-export async function poll(path, { done, onUpdate, onWait = () => {}, signal }) {
+export async function poll(path, { done, onUpdate, onWait = () => {}, signal, fetched = false }) {
   let delay = 2000;
+  if (fetched) await sleep(delay, signal);
   for (;;) {
     if (signal?.aborted) return null;
     try {
