@@ -308,6 +308,35 @@ def test_every_page_opens(tab: Tab, live: Live) -> None:
     expect(page.get_by_text("No webhooks yet.")).to_be_visible()
 
 
+def test_a_free_account_clicks_through_every_page_without_a_429(tab: Tab, live: Live) -> None:
+    """The dashboard's reads have their own bucket: a free account (10 requests a minute)
+    clicks every page of the navigation twice within the minute, more reads than the plan's
+    minute holds, and never sees a 429 (without the bucket the 11th read would be one)."""
+    page = tab.page
+    statuses: list[tuple[str, str, int]] = []
+    page.on(
+        "response",
+        lambda r: (
+            statuses.append((r.request.method, r.url, r.status)) if "/api/" in r.url else None
+        ),
+    )
+    sign_up(tab)
+    expect(page.get_by_test_id("credits")).to_have_text("10")
+    pages = ("Overview", "Tools", "Scene jobs", "Batches", "Avatar studio", "Try-on",
+             "History", "Webhooks", "API key")  # fmt: skip
+    for _ in range(2):
+        for link in pages:
+            page.get_by_role("link", name=link, exact=True).click()
+            expect(page.get_by_role("link", name=link, exact=True)).to_have_attribute(
+                "aria-current", "page"
+            )
+            page.wait_for_load_state("networkidle")
+    reads = [s for s in statuses if s[0] == "GET"]
+    assert len(reads) > 10, statuses  # more than the free plan's minute
+    assert [s for s in statuses if s[2] == 429] == []
+    expect(page.get_by_text("Rate limit")).to_have_count(0)
+
+
 def test_a_key_regenerated_elsewhere_is_asked_for_again(tab: Tab, live: Live) -> None:
     """Another client regenerates the key: the dashboard's next call is refused, so it forgets
     the stale key, says so, and asks for the current one."""

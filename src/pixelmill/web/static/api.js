@@ -4,6 +4,8 @@
 
 const SESSION_KEY = "pixelmill.session";
 const KEY_PREFIX = "pixelmill.key.";
+/** Sent with every read (GET): the server counts the dashboard's reads in their own bucket. */
+const CLIENT_HEADER = "X-Pixelmill-Client";
 
 export class ApiError extends Error {
   constructor(status, detail, retryAfter) {
@@ -104,6 +106,8 @@ function readRate(res) {
  */
 export async function api(path, { method = "GET", auth = "key", json, form, multipart } = {}) {
   const headers = { Accept: "application/json" };
+  // Reads that draw the pages count in the dashboard's own bucket, not the plan's requests.
+  if (method === "GET") headers[CLIENT_HEADER] = "dashboard";
   if (auth === "jwt") {
     const s = session.load();
     if (!s) throw new ApiError(401, "Your session has ended: sign in again.");
@@ -252,7 +256,11 @@ export async function regenerateKey() {
 export async function useKey(key) {
   const s = session.load();
   const res = await fetch("/api/v2/account", {
-    headers: { Authorization: `Bearer ${key}`, Accept: "application/json" },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      Accept: "application/json",
+      [CLIENT_HEADER]: "dashboard",
+    },
   });
   readRate(res);
   const data = await res.json().catch(() => null);
