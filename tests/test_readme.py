@@ -19,6 +19,7 @@ How the examples run, and the only things changed in them:
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import os
@@ -45,6 +46,8 @@ README_BASE_URL = "http://127.0.0.1:8000"
 SKIP_MARK = re.compile(r"<!--\s*readme-test:\s*skip\s*\((?P<why>[^)]+)\)\s*-->")
 PHOTO_SIZE = (2000, 1500)
 MARKER = "--- README.md line "
+RUNTIME_STAMP_FILES = ("requirements/runtime.txt", "requirements/nodeps.txt", "pyproject.toml")
+"""What ``scripts/bootstrap`` hashes to tell whether the runtime packages are current."""
 
 
 @dataclass
@@ -214,3 +217,75 @@ def test_readme_examples_run_as_written(
     assert json.loads((work / "v1-cutout.json").read_text())["success"] is True
     job = json.loads(printed[last])
     assert job["status"] == "completed" and len(job["results"]) == 3, job
+
+    # The Python example saved the upscaled photo under the extension of its format.
+    assert Image.open(work / "photo-2x.jpeg").format == "JPEG"
+
+    # The start banner's shell command runs as printed, from where the server was started.
+    banner = re.search(r"Or from the shell \(in this directory\):  (\S+(?: -m pixelmill)?) admin",
+                       (tmp_path / "server.log").read_text())  # fmt: skip
+    assert banner, (tmp_path / "server.log").read_text()[:2000]
+    made = subprocess.run(
+        f"{banner[1]} admin create-user banner@example.com",
+        shell=True, cwd=tmp_path, env=server_env, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert made.returncode == 0 and "pk_live_" in made.stdout, made.stdout + made.stderr
+
+    # The command line's lines: the account, a cut-out saved in cutouts/, two scenes in scenes/.
+    (cli_block,) = [b for b in readme_blocks(README.read_text()) if "client account" in b.code]
+    assert "credits" in printed[cli_block.line].lower(), printed[cli_block.line]
+    cutouts = list((work / "cutouts").iterdir())
+    assert len(cutouts) == 1 and Image.open(cutouts[0]).mode == "RGBA", cutouts
+    scenes = sorted((work / "scenes").iterdir())
+    assert len(scenes) == 2 and all(Image.open(s).size[0] > 0 for s in scenes), scenes
+
+
+@pytest.mark.slow
+def test_bootstrap_without_dev_installs_the_client(venv: Path, tmp_path: Path) -> None:
+    """The README's first command (``scripts/serve`` runs ``scripts/bootstrap`` without
+    ``--dev``) leaves ``.venv/bin/pixelmill-client``: ``scripts/bootstrap`` from a clone of this
+    tree, into a fresh virtual environment that sees the project's installed packages (a
+    ``.pth`` line) and whose runtime stamp is current, so only the steps after the runtime
+    packages run, as on a second start."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    for path in ("scripts/bootstrap", "clients/python/pyproject.toml"):  # uncommitted edits too
+        (clone / path).write_bytes((ROOT / path).read_bytes())
+    fresh = clone / ".venv"
+    subprocess.run(["python3", "-m", "venv", str(fresh)], check=True, timeout=120)
+    site = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(next((fresh / "lib").glob("python3*/site-packages"))) / "project.pth").write_text(site)
+    stamped = b"".join((clone / f).read_bytes() for f in RUNTIME_STAMP_FILES)
+    (fresh / ".pixelmill-installed").write_text(hashlib.sha256(stamped).hexdigest() + "\n")
+    proc = subprocess.run(
+        ["scripts/bootstrap"], cwd=clone, capture_output=True, text=True, timeout=600, check=False
+    )
+    said = proc.stdout + proc.stderr
+    if proc.returncode != 0 and not IN_CI and re.search(r"(?i)network|connection|index", said):
+        pytest.skip(f"no package index reachable: {proc.stderr[-500:]}")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "runtime packages up to date" in proc.stdout
+    assert "installing pixelmill-client" in proc.stdout
+    help_text = subprocess.run(
+        [str(fresh / "bin" / "pixelmill-client"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert "remove-background" in help_text and "generate" in help_text
+    # A second start finds it installed and says nothing about it.
+    again = subprocess.run(
+        ["scripts/bootstrap"], cwd=clone, capture_output=True, text=True, timeout=300, check=True
+    )
+    assert "pixelmill-client" not in again.stdout

@@ -32,6 +32,8 @@ log = logging.getLogger("pixelmill")
 
 OPENAPI_URL = "/.well-known/openapi.json"
 DOCS_ASSETS_URL = "/docs/assets"
+INTERFACE_VERSION = "2.0.0"
+"""The interface this server implements (the OpenAPI document's ``info.version``)."""
 
 
 class RateLimitHeadersMiddleware:
@@ -192,16 +194,17 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
             else:
                 res.maintenance.stop()
 
-    # /docs is Swagger UI from a packaged copy of its assets (served under DOCS_ASSETS_URL), so
-    # the page works with no network; no validator badge, which would call an outside host.
+    # /docs (Swagger UI) and /redoc (ReDoc) from a packaged copy of their assets (served under
+    # DOCS_ASSETS_URL), so both work with no network; no validator badge, which would call an
+    # outside host. info.version is the interface's; the server's own is in the description.
     app = FastAPIOffline(
         title="pixelmill",
-        version=__version__,
+        version=INTERFACE_VERSION,
         description="Self-hostable, credit-billed HTTP API for AI image work "
-        "(interface version 2.0.0).",
+        f"(pixelmill {__version__}, interface version {INTERFACE_VERSION}).",
         openapi_url=OPENAPI_URL,
         docs_url="/docs",
-        redoc_url=None,
+        redoc_url="/redoc",
         static_url=DOCS_ASSETS_URL,
         swagger_ui_parameters={"validatorUrl": None},
         lifespan=lifespan,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+import shutil
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -55,9 +57,9 @@ pixelmill {_version()} on {base}  (database: {settings.resolved_database_url})
   Create an account (the response holds your API key, shown once):
     curl -s -X POST {base}/api/auth/register -H 'Content-Type: application/json' \\
          -d '{{"email": "you@example.com", "password": "choose-a-password"}}'
-  Or from the shell:  pixelmill admin create-user you@example.com
+  Or from the shell (in this directory):  {_this_command()} admin create-user you@example.com
   Then:  curl -s {base}/api/v2/account -H 'Authorization: Bearer pk_live_...'
-  API docs: {base}/docs   OpenAPI 3.0.3: {base}/.well-known/openapi.json
+  API docs: {base}/docs  {base}/redoc   OpenAPI 3.0.3: {base}/.well-known/openapi.json
 
 pixelmill: loading the application (a few seconds); "Uvicorn running on" below means ready
 """
@@ -92,6 +94,23 @@ def worker(
     if unknown:
         raise typer.BadParameter(f"unknown lane {unknown[0]!r}; lanes: {', '.join(LANES)}")
     run_worker(_settings(), concurrency, lanes)
+
+
+def _this_command() -> str:
+    """This ``pixelmill`` as the shell that started it can run it again: ``pixelmill`` when
+    that is the one on PATH, else its path (``.venv/bin/pixelmill`` from the project's
+    folder), else ``python -m pixelmill`` with this interpreter."""
+    exe = Path(sys.argv[0])
+    if exe.name != "pixelmill" or not exe.is_file():
+        return f"{sys.executable} -m pixelmill"
+    on_path = shutil.which("pixelmill")
+    if on_path and Path(on_path).resolve() == exe.resolve():
+        return "pixelmill"
+    absolute = exe.absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)
 
 
 def _version() -> str:

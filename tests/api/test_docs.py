@@ -1,5 +1,5 @@
-"""``/docs`` works with no network: Swagger UI's page names no other host, and the JavaScript,
-CSS and icon it loads are served by the app itself."""
+"""``/docs`` and ``/redoc`` work with no network: Swagger UI's and ReDoc's pages name no other
+host, and the JavaScript, CSS and icon they load are served by the app itself."""
 
 from __future__ import annotations
 
@@ -28,16 +28,19 @@ class _Assets(HTMLParser):
             self.links.append(str(values["href"]))
 
 
-def test_docs_page_names_no_other_host(client: TestClient) -> None:
-    r = client.get("/docs")
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
-    html = r.text
-    foreign = [
+def _foreign_urls(html: str) -> list[str]:
+    return [
         url
         for url in re.findall(r"(?:https?:)?//[^\s'\"<>)]+", html)
         if urlsplit(url if "://" in url else "http:" + url).hostname not in ("testserver", None)
     ]
-    assert foreign == [], foreign
+
+
+def test_docs_page_names_no_other_host(client: TestClient) -> None:
+    r = client.get("/docs")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    html = r.text
+    assert _foreign_urls(html) == []
     assert f"url: '{OPENAPI_URL}'" in html
     assert '"validatorUrl": null' in html  # no badge fetched from a validator host
 
@@ -62,3 +65,20 @@ def test_docs_assets_are_served_locally(client: TestClient) -> None:
 def test_docs_assets_are_not_in_the_api_document(client: TestClient) -> None:
     paths = client.get(OPENAPI_URL).json()["paths"]
     assert not [p for p in paths if p.startswith("/docs")]
+
+
+def test_redoc_is_served_offline(client: TestClient) -> None:
+    r = client.get("/redoc")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert _foreign_urls(r.text) == []  # no CDN script, no Google Fonts
+    assert f'spec-url="{OPENAPI_URL}"' in r.text
+    page = _Assets()
+    page.feed(r.text)
+    assert len(page.scripts) == 1 and page.scripts[0].startswith("/"), page.scripts
+    bundle = client.get(page.scripts[0])
+    assert bundle.status_code == 200 and "javascript" in bundle.headers["content-type"]
+    assert b"Redoc" in bundle.content and len(bundle.content) > 500_000
+    for url in page.links:
+        assert url.startswith("/") and client.get(url).status_code == 200, url
+    paths = client.get(OPENAPI_URL).json()["paths"]
+    assert "/redoc" not in paths

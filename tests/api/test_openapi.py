@@ -20,6 +20,21 @@ def test_openapi_is_valid_303(client: TestClient) -> None:
     assert "anyOf" not in text or "nullable" in text
 
 
+def test_info_version_is_the_interface_version(client: TestClient) -> None:
+    info = client.get("/.well-known/openapi.json").json()["info"]
+    assert info["version"] == "2.0.0"  # the interface's Versioning section
+    assert "interface version 2.0.0" in info["description"]
+
+
+def test_enrichment_job_create_is_documented_as_200(client: TestClient) -> None:
+    """The interface's storefront table: every storefront endpoint answers HTTP 200."""
+    op = client.get("/.well-known/openapi.json").json()["paths"]["/api/v2/shopify/enrichment-jobs"]
+    responses = op["post"]["responses"]
+    assert "200" in responses and "202" not in responses
+    schema = responses["200"]["content"]["application/json"]["schema"]
+    assert schema["$ref"].endswith("/EnrichmentJobCreated")
+
+
 def test_every_authenticated_route_declares_security(client: TestClient) -> None:
     doc = client.get("/.well-known/openapi.json").json()
     schemes = doc["components"]["securitySchemes"]

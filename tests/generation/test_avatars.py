@@ -86,7 +86,7 @@ def test_avatar_requests_refused_before_any_charge(
     acct = make_account(resources, credits=10)
     bad = [
         {"generation_type": "guided"},  # nothing to draw from
-        {"generation_type": "guided", "prompt": "a man", "num_outputs": 9},
+        {"generation_type": "guided", "prompt": "a man", "num_outputs": 31},
         {"generation_type": "reference"},  # no photo
         {"generation_type": "reference", "reference_image_base64": "not base64!"},
         {"generation_type": "selfie", "prompt": "x"},

@@ -134,7 +134,7 @@ def test_people_jobs_refused_before_any_charge(client: TestClient, resources: Re
 
     r = _start(client, acct, "tryon", avatar_uuid=avatar, product_uuid=food, num_outputs=1)
     assert r.status_code == 422 and "clothing" in r.json()["detail"], r.text
-    r = _start(client, acct, "product-photo", avatar_uuid=avatar, product_uuid=food, num_outputs=13)
+    r = _start(client, acct, "product-photo", avatar_uuid=avatar, product_uuid=food, num_outputs=31)
     assert r.status_code == 422, r.text
 
     other = make_account(resources, credits=20)

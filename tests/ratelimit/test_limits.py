@@ -91,3 +91,28 @@ def test_redis_storage_is_shared_between_limiters() -> None:
     assert a.hit_anonymous("shared", ip, per_day=3).remaining == 0
     with pytest.raises(RateLimited):
         b.hit_anonymous("shared", ip, per_day=3)
+
+
+def test_dashboard_reads_have_their_own_bucket(client: TestClient, resources: Resources) -> None:
+    """A free account's dashboard reads (GET with ``X-Pixelmill-Client: dashboard``) leave
+    the plan's 10 a minute untouched, up to 120 reads a minute; what the header cannot do:
+    spare a POST, or read beyond its own bucket."""
+    acct = make_account(resources, plan="free")
+    dashboard = {**acct.key_headers, "X-Pixelmill-Client": "dashboard"}
+    for i in range(30):
+        r = client.get("/api/v2/account", headers=dashboard)
+        assert r.status_code == 200, (i, r.text)
+    assert r.headers["X-RateLimit-Limit"] == "120"
+    assert r.headers["X-RateLimit-Remaining"] == "90"
+    # The plan's bucket is whole: 10 plain requests pass, the 11th is refused.
+    for _ in range(10):
+        assert client.get("/api/v2/account", headers=acct.key_headers).status_code == 200
+    assert client.get("/api/v2/account", headers=acct.key_headers).status_code == 429
+    # A POST with the header counts against the plan, whose minute is spent.
+    r = client.post("/api/v2/webhooks", json={"url": "http://127.0.0.1:9/h"}, headers=dashboard)
+    assert r.status_code == 429
+    # Dashboard reads go on in their own bucket, which has an end too.
+    for _ in range(90):
+        assert client.get("/api/v2/account", headers=dashboard).status_code == 200
+    r = client.get("/api/v2/account", headers=dashboard)
+    assert r.status_code == 429 and r.headers["X-RateLimit-Limit"] == "120"

@@ -50,7 +50,7 @@ def test_delete_mid_run_cancels_releases_and_removes(
             },
             headers=acct.key_headers,
         )
-        assert r.status_code == 202, r.text
+        assert r.status_code == 200, r.text
         number = r.json()["job_id"]
         assert r.json()["credits_reserved"] == 6
         url = f"{JOBS}/{number}"

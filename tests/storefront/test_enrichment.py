@@ -56,7 +56,7 @@ def test_five_products_are_enriched_charged_logged_and_deleted(
             },
             headers=acct.key_headers,
         )
-        assert r.status_code == 202, r.text
+        assert r.status_code == 200, r.text
         created = r.json()
         # 5 products x (3 text fields + 1 background removal), 1 credit each.
         assert created["credits_reserved"] == 20 and created["credits_remaining"] == 80
@@ -154,7 +154,7 @@ def test_unfetchable_images_fail_their_products_and_release_their_credits(
             json={"shop_domain": SHOP, "products": products, "enrichments": ["alt_text", "images"]},
             headers=acct.key_headers,
         )
-        assert r.status_code == 202, r.text
+        assert r.status_code == 200, r.text
         assert r.json()["credits_reserved"] == 6
         job = wait_job(http, acct, r.json()["job_id"])
     assert job["status"] == "completed"
@@ -198,7 +198,7 @@ def test_library_products_with_upscale_and_scenes(app: FastAPI, resources: Resou
             },
             headers=acct.key_headers,
         )
-        assert r.status_code == 202, r.text
+        assert r.status_code == 200, r.text
         # alt text 1 + upscale 2x 1 + 2 scenes x 1
         assert r.json()["credits_reserved"] == 4
         job = wait_job(http, acct, r.json()["job_id"])

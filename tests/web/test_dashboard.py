@@ -6,7 +6,9 @@ described, every control labelled."""
 
 from __future__ import annotations
 
+import itertools
 import re
+import time
 import uuid
 from pathlib import Path
 
@@ -114,6 +116,10 @@ def test_sign_up_remove_background_and_regenerate_key(
     check_accessible(page)
     tab.shot("remove-background")
 
+    # The Overview's credits card shows the balance after the spend at once, as the badge does.
+    page.get_by_role("link", name="Overview", exact=True).click()
+    expect(page.get_by_test_id("credits")).to_have_text("9")
+
     # The API key: regenerate (after a confirmation); the new key is shown once, the old fails.
     page.get_by_role("link", name="API key", exact=True).click()
     expect(page.get_by_role("heading", name="API key", exact=True)).to_be_visible()
@@ -147,6 +153,15 @@ def test_scene_job_reaches_completed(tab: Tab, live: Live, product_png: Path) ->
     page.get_by_label("Scenes").fill("2")
     expect(page.get_by_text("Reserves 2 credits")).to_be_visible()
     check_accessible(page)
+    reads: list[tuple[float, str]] = []  # the job page's reads of its job, with their times
+    page.on(
+        "request",
+        lambda r: (
+            reads.append((time.monotonic(), r.url))
+            if re.search(r"/api/v2/jobs/[^/?]+$", r.url) and r.method == "GET"
+            else None
+        ),
+    )
     page.get_by_role("button", name="Start scene job").click()
 
     expect(page.get_by_role("heading", name="Scene job", exact=True)).to_be_visible()
@@ -165,6 +180,9 @@ def test_scene_job_reaches_completed(tab: Tab, live: Live, product_png: Path) ->
     expect(page.locator(".credits-pill")).to_have_text(re.compile(r"8 credits"))
     check_accessible(page)
     tab.shot("job-completed")
+    # The page reads the job once to draw it, then polls a round later: never twice at once.
+    times = [at for at, _ in reads]
+    assert len(times) >= 1 and all(b - a > 1.0 for a, b in itertools.pairwise(times)), reads
 
     page.get_by_role("link", name="Scene jobs", exact=True).click()
     expect(page.locator("tbody tr").first).to_contain_text("completed")
@@ -288,6 +306,35 @@ def test_every_page_opens(tab: Tab, live: Live) -> None:
     expect(page.locator(".hooks li")).to_have_count(1)
     page.get_by_role("button", name=f"Delete webhook {live.base_url}/hook").click()
     expect(page.get_by_text("No webhooks yet.")).to_be_visible()
+
+
+def test_a_free_account_clicks_through_every_page_without_a_429(tab: Tab, live: Live) -> None:
+    """The dashboard's reads have their own bucket: a free account (10 requests a minute)
+    clicks every page of the navigation twice within the minute, more reads than the plan's
+    minute holds, and never sees a 429 (without the bucket the 11th read would be one)."""
+    page = tab.page
+    statuses: list[tuple[str, str, int]] = []
+    page.on(
+        "response",
+        lambda r: (
+            statuses.append((r.request.method, r.url, r.status)) if "/api/" in r.url else None
+        ),
+    )
+    sign_up(tab)
+    expect(page.get_by_test_id("credits")).to_have_text("10")
+    pages = ("Overview", "Tools", "Scene jobs", "Batches", "Avatar studio", "Try-on",
+             "History", "Webhooks", "API key")  # fmt: skip
+    for _ in range(2):
+        for link in pages:
+            page.get_by_role("link", name=link, exact=True).click()
+            expect(page.get_by_role("link", name=link, exact=True)).to_have_attribute(
+                "aria-current", "page"
+            )
+            page.wait_for_load_state("networkidle")
+    reads = [s for s in statuses if s[0] == "GET"]
+    assert len(reads) > 10, statuses  # more than the free plan's minute
+    assert [s for s in statuses if s[2] == 429] == []
+    expect(page.get_by_text("Rate limit")).to_have_count(0)
 
 
 def test_a_key_regenerated_elsewhere_is_asked_for_again(tab: Tab, live: Live) -> None:

@@ -195,10 +195,10 @@ def test_account_and_webhooks_commands(
     acct = live.account(credits=7)
     code, account = run_cli(live, acct.api_key, "account", capsys=capsys)
     assert code == 0 and account["credits"] == 7 and account["email"] == acct.email
-    code, hook = run_cli(
-        live, acct.api_key, "webhooks", "create", "http://127.0.0.1:9/hook", capsys=capsys
-    )
+    receiver = f"{live.url}/receiver/hook"
+    code, hook = run_cli(live, acct.api_key, "webhooks", "create", receiver, capsys=capsys)
     assert code == 0 and hook["secret"].startswith("whsec_")
+    assert hook["url"] == receiver  # the argument, not the server's --url
     code, hooks = run_cli(live, acct.api_key, "webhooks", "list", capsys=capsys)
     assert [h["id"] for h in hooks] == [hook["id"]] and hooks[0].get("secret") is None
     code, log = run_cli(live, acct.api_key, "webhooks", "deliveries", capsys=capsys)
@@ -265,8 +265,9 @@ def test_jobs_cancel(live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[s
     product = tmp_path / "bottle.png"
     product.write_bytes(png_bytes(200, 150))
     code, job = run_cli(
-        live, acct.api_key, "generate", "scenes", str(product), "--num", "12", capsys=capsys
-    )
+        live, acct.api_key, "generate", "scenes", str(product), "--num", "12", "--yes",
+        capsys=capsys,
+    )  # fmt: skip
     assert code == 0, job
     code, cancelled = run_cli(live, acct.api_key, "jobs", "cancel", job["job_id"], capsys=capsys)
     assert code == 0, cancelled

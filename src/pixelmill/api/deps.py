@@ -6,6 +6,7 @@ against the account's rate limits and publish the X-RateLimit-* headers."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -17,7 +18,7 @@ from pixelmill.accounts import service as accounts
 from pixelmill.accounts.security import API_KEY_PREFIX, decode_access_token, hash_api_key
 from pixelmill.db.models import User
 from pixelmill.errors import Unauthorized
-from pixelmill.ratelimit.limiter import LimitState
+from pixelmill.ratelimit.limiter import DASHBOARD_CLIENT, DASHBOARD_HEADER, LimitState
 from pixelmill.resources import Resources
 
 
@@ -93,10 +94,14 @@ def count_endpoint(request: Request, resources: Resources, user: User, bucket: s
 
 async def _count(request: Request, resources: Resources, user: User) -> User:
     limiter = resources.limiter
-    if limiter.shared:  # a networked storage: never wait for it on the event loop
-        state = await run_in_threadpool(limiter.hit_account, user.id, user.plan)
+    if request.method == "GET" and request.headers.get(DASHBOARD_HEADER) == DASHBOARD_CLIENT:
+        count = partial(limiter.hit_dashboard_read, user.id)  # its own bucket (limiter.py)
     else:
-        state = limiter.hit_account(user.id, user.plan)
+        count = partial(limiter.hit_account, user.id, user.plan)
+    if limiter.shared:  # a networked storage: never wait for it on the event loop
+        state = await run_in_threadpool(count)
+    else:
+        state = count()
     publish_limits(request, state)
     return user
 

@@ -10,7 +10,8 @@ from pixelmill.jobs.schemas import JobStatus
 from pixelmill.library.schemas import AvatarOut
 from pixelmill.schemas import Timestamp
 
-MAX_AVATARS = 8
+MAX_OUTPUTS = 30
+"""Outputs per generate call (the interface's Limits table); a job renders them one by one."""
 
 
 class AvatarCreate(BaseModel):
@@ -30,7 +31,7 @@ class AvatarCreate(BaseModel):
     num_outputs: int = Field(
         1,
         ge=1,
-        le=MAX_AVATARS,
+        le=MAX_OUTPUTS,
         validation_alias=AliasChoices("num_outputs", "count"),
         description="how many avatars (1 credit each); `count` is accepted too",
     )
@@ -52,7 +53,7 @@ class AvatarCreate(BaseModel):
 class AvatarPhotoCreate(BaseModel):
     avatar_uuid: str = Field(description="a saved avatar")
     product_uuid: str = Field(description="a saved product")
-    num_outputs: int = Field(6, ge=1, le=12, description="1 credit per image")
+    num_outputs: int = Field(6, ge=1, le=MAX_OUTPUTS, description="1 credit per image")
     prompt: str | None = Field(
         None, max_length=2000, description="steers the scenes (keywords such as beach, office)"
     )

@@ -25,7 +25,13 @@ from pixelmill.imaging.encode import (
     flatten_on_white,
     normalize_format,
 )
-from pixelmill.imaging.errors import SUPPORTED_FORMAT_NAMES, ImageInputError
+from pixelmill.imaging.errors import (
+    EMPTY_IMAGE,
+    SUPPORTED_FORMAT_NAMES,
+    ImageInputError,
+    megabytes,
+    too_large_message,
+)
 from pixelmill.imaging.fetch import (
     FetchPolicy,
     check_url_allowed,
@@ -36,6 +42,7 @@ from pixelmill.imaging.fetch import (
 )
 
 __all__ = [
+    "EMPTY_IMAGE",
     "MAX_DIMENSION",
     "SUPPORTED_FORMAT_NAMES",
     "DecodedImage",
@@ -53,8 +60,10 @@ __all__ = [
     "file_extension",
     "flatten_on_white",
     "ip_refusal_reason",
+    "megabytes",
     "normalize_format",
     "pinned_request",
     "sniff_format",
+    "too_large_message",
     "validate_addresses",
 ]

@@ -12,7 +12,7 @@ import base64
 import binascii
 from typing import Final
 
-from pixelmill.imaging.errors import ImageInputError
+from pixelmill.imaging.errors import EMPTY_IMAGE, ImageInputError, too_large_message
 
 _WHITESPACE: Final = b" \t\r\n\f\v"
 _URLSAFE_TO_STANDARD: Final = bytes.maketrans(b"-_", b"+/")
@@ -37,7 +37,7 @@ def decode_base64_image(text: str, max_bytes: int) -> bytes:
     # bytes.translate is a single C pass, cheap even for a 60 MB string.
     compact = raw.translate(None, _WHITESPACE).rstrip(b"=")
     if not compact:
-        raise ImageInputError("EMPTY_INPUT", "The base64 image is empty.")
+        raise ImageInputError("EMPTY_INPUT", EMPTY_IMAGE)
     if len(compact) % 4 == 1:
         # No base64 encoding ends with a single character in its last quantum.
         raise ImageInputError(
@@ -45,10 +45,7 @@ def decode_base64_image(text: str, max_bytes: int) -> bytes:
         )
     decoded_size = _decoded_size(len(compact))
     if decoded_size > max_bytes:
-        raise ImageInputError(
-            "FILE_TOO_LARGE",
-            f"The image is {decoded_size} bytes; the limit is {max_bytes} bytes.",
-        )
+        raise ImageInputError("FILE_TOO_LARGE", too_large_message(decoded_size, max_bytes))
     standard = compact.translate(_URLSAFE_TO_STANDARD)
     padded = standard + b"=" * (-len(standard) % 4)
     try:

@@ -22,7 +22,12 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from pixelmill.imaging.errors import SUPPORTED_FORMATS_TEXT, ImageInputError
+from pixelmill.imaging.errors import (
+    EMPTY_IMAGE,
+    SUPPORTED_FORMATS_TEXT,
+    ImageInputError,
+    too_large_message,
+)
 
 InputFormat = Literal["jpeg", "png", "webp"]
 """An input format we decode."""
@@ -120,12 +125,9 @@ def decode_image(data: bytes, limits: ImageLimits) -> DecodedImage:
     of an animated WebP or PNG only the first frame is returned.
     """
     if not data:
-        raise ImageInputError("EMPTY_INPUT", "The image is empty.")
+        raise ImageInputError("EMPTY_INPUT", EMPTY_IMAGE)
     if len(data) > limits.max_bytes:
-        raise ImageInputError(
-            "FILE_TOO_LARGE",
-            f"The image is {len(data)} bytes; the limit is {limits.max_bytes} bytes.",
-        )
+        raise ImageInputError("FILE_TOO_LARGE", too_large_message(len(data), limits.max_bytes))
     fmt = sniff_format(data)
     if fmt is None:
         raise ImageInputError("INVALID_FORMAT", _unsupported_message(data))

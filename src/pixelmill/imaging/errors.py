@@ -41,6 +41,27 @@ SUPPORTED_FORMATS_TEXT: Final = (
 )
 """The accepted formats in a sentence: ``JPEG, PNG and WebP``."""
 
+EMPTY_IMAGE: Final = "The image is empty (0 bytes)."
+"""The message of ``EMPTY_INPUT`` on every surface (a 0-byte upload, an empty base64 field)."""
+
+MIB: Final = 1024 * 1024
+
+
+def megabytes(n: int, *, round_up: bool = False) -> str:
+    """``n`` bytes in MB as the plans state them (1 MB = 1,048,576 bytes): ``5``, ``12.5``.
+    ``round_up`` for a size being refused, so that it never reads as within its limit."""
+    tenths = -(-n * 10 // MIB) if round_up else round(n * 10 / MIB)
+    return str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+
+
+def too_large_message(size: int | None, limit: int, what: str = "The image") -> str:
+    """The message of ``FILE_TOO_LARGE`` on every surface, in MB: ``The image is 12.5 MB; the
+    limit is 5 MB.`` (``size`` None: known only to be over the limit)."""
+    if size is None:
+        return f"{what} is larger than {megabytes(limit)} MB, the limit."
+    return f"{what} is {megabytes(size, round_up=True)} MB; the limit is {megabytes(limit)} MB."
+
+
 _DEFAULT_STATUS: Final[dict[str, int]] = {
     "EMPTY_INPUT": 400,
     "INVALID_BASE64": 400,

@@ -45,7 +45,7 @@ from typing import Final, Literal
 
 import httpx
 
-from pixelmill.imaging.errors import ImageInputError
+from pixelmill.imaging.errors import ImageInputError, too_large_message
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -454,10 +454,8 @@ def _read_reply(
 
 
 def _too_large(size: int | None, policy: FetchPolicy) -> ImageInputError:
-    what = f"{size} bytes" if size is not None else f"more than {policy.max_bytes} bytes"
     return ImageInputError(
-        "FILE_TOO_LARGE",
-        f"The URL's content is {what}; the limit is {policy.max_bytes} bytes.",
+        "FILE_TOO_LARGE", too_large_message(size, policy.max_bytes, "The URL's content")
     )
 
 

@@ -17,6 +17,7 @@ from pixelmill.config import Settings
 from pixelmill.db.models import User
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.imaging import (
+    EMPTY_IMAGE,
     SUPPORTED_FORMAT_NAMES,
     DecodedImage,
     FetchPolicy,
@@ -25,6 +26,7 @@ from pixelmill.imaging import (
     decode_base64_image,
     decode_image,
     fetch_image_url,
+    too_large_message,
 )
 
 ANONYMOUS_MAX_BYTES = 10 * 1024 * 1024
@@ -52,6 +54,8 @@ class ImageSource:
             return ImageSource("base64", image_base64)
         if image_url:
             return ImageSource("url", image_url)
+        if image_base64 is not None:  # an empty file sent as base64: what v1 says of one
+            raise image_error(ImageInputError("EMPTY_INPUT", EMPTY_IMAGE))
         raise InvalidInput("Provide image_base64 or image_url")
 
 
@@ -91,11 +95,8 @@ class InputReader:
             if source.kind == "bytes":
                 assert isinstance(source.value, bytes)
                 if len(source.value) > max_bytes:
-                    raise AppError(
-                        f"File too large: {len(source.value) / 1e6:.1f} MB; this plan accepts up "
-                        f"to {max_bytes // (1024 * 1024)} MB",
-                        status_code=413,
-                        code="FILE_TOO_LARGE",
+                    raise ImageInputError(
+                        "FILE_TOO_LARGE", too_large_message(len(source.value), max_bytes)
                     )
                 return source.value
             assert isinstance(source.value, str)

@@ -52,6 +52,16 @@ class LimitState:
         }
 
 
+DASHBOARD_HEADER = "X-Pixelmill-Client"
+DASHBOARD_CLIENT = "dashboard"
+DASHBOARD_READS_PER_MINUTE = 120
+"""Reads (GET) the web dashboard makes (it says so with ``X-Pixelmill-Client: dashboard``)
+count in a bucket of their own, per account, instead of the plan's: a person clicking through
+the pages must not spend a free plan's 10 requests a minute on drawing them. Anything that
+changes or costs (every POST, PATCH, DELETE) counts against the plan as always. The header is
+not a secret: any client may send it, and then gets reads at this rate, not unlimited ones
+(docs/decisions.md)."""
+
 # Per-minute rates of the unversioned surface (spec, "Limits").
 ENDPOINT_RATES: dict[str, int] = {
     "background_removal": 100,
@@ -162,6 +172,11 @@ class RateLimiter:
                 (RateLimitItemPerMinute(ENDPOINT_RATES[endpoint]), ("endpoint", endpoint, uid))
             )
         return self._apply(buckets, "requests")
+
+    def hit_dashboard_read(self, user_id: int) -> LimitState:
+        """Count one dashboard read (GET) of an account in its own per-minute bucket."""
+        item = RateLimitItemPerMinute(DASHBOARD_READS_PER_MINUTE)
+        return self._apply([(item, ("dashboard-reads", str(user_id)))], "reads")
 
     def hit_endpoint(self, user_id: int, endpoint: str) -> LimitState | None:
         """Count one request against an endpoint's own per-minute bucket (the unversioned

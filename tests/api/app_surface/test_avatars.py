@@ -49,7 +49,7 @@ def test_studio_generators(client: TestClient, resources: Resources) -> None:
     )
     assert r.status_code == 422 and "person" in r.json()["detail"], r.text
     r = client.post(
-        "/api/avatars/generate-guided", json={"prompt": "x", "count": 9}, headers=headers
+        "/api/avatars/generate-guided", json={"prompt": "x", "count": 31}, headers=headers
     )
     assert r.status_code == 422
     r = client.post("/api/avatars/generate-guided", json={"prompt": "a woman", "count": 1})

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from pixelmill_client import __version__
-from pixelmill_client.errors import APIConnectionError, PixelmillError, error_for, retry_after_of
+from pixelmill_client.errors import PixelmillError, connection_error, error_for, retry_after_of
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 USER_AGENT = f"pixelmill-client/{__version__}"
@@ -176,7 +176,7 @@ def decide(
 def outcome(response: httpx.Response | None, exc: Exception | None) -> Any:
     """The parsed JSON of a success, or the exception to raise."""
     if exc is not None:
-        raise APIConnectionError(f"{type(exc).__name__}: {exc}") from exc
+        raise connection_error(exc) from exc
     assert response is not None
     if response.status_code >= 400:
         raise error_for(response)

@@ -34,7 +34,7 @@ from pixelmill_client.client import _batch_items, _clean, _resolve
 from pixelmill_client.errors import JobFailed, WaitTimeout, error_for
 
 T = TypeVar("T", bound=BaseModel)
-JobT = TypeVar("JobT", m.Job, m.AvatarJob)
+JobT = TypeVar("JobT", m.Job, m.AvatarJob, m.VideoJob, m.AdPack)
 
 
 class AsyncClient:
@@ -453,6 +453,92 @@ class AsyncClient:
             if time.monotonic() >= deadline:
                 raise WaitTimeout(f"job {job_id} still {job.status} after {limit:g} s")
             await asyncio.sleep(interval)
+
+    # ---- video and ad packs ---------------------------------------------------------------
+
+    async def generate_video(
+        self,
+        image: ImageInput,
+        script: str = "",
+        *,
+        duration: int = 5,
+        aspect: str = "9:16",
+        subtitles: bool = False,
+        product_name: str | None = None,
+        webhook_url: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> m.VideoJobCreated:
+        """A short talking video from one still image (50 credits; an empty ``script`` is
+        written for ``duration`` seconds). Wait with ``wait_video(job_id)``."""
+        body: dict[str, Any] = {
+            "script": script,
+            "duration": duration,
+            "aspect": aspect,
+            "subtitles": subtitles,
+            "product_name": product_name,
+            "webhook_url": webhook_url,
+        }
+        if is_url(image):
+            body["image_url"] = str(image)
+        else:
+            body["image_base64"] = b64(read_local(image))
+        path = "/api/v2/generate/video"
+        return await self._post(m.VideoJobCreated, path, _clean(body), idempotency_key)
+
+    async def get_video_job(self, job_id: int | str) -> m.VideoJob:
+        return await self._get(m.VideoJob, f"/api/v2/jobs/video/{job_id}")
+
+    async def wait_video(
+        self,
+        job_id: int | str,
+        *,
+        progress: Callable[[m.VideoJob], object] | None = None,
+        interval: float = 1.0,
+        timeout: float = 600.0,  # noqa: ASYNC109 (the same signature as Client.wait)
+        raise_on_failure: bool = False,
+    ) -> m.VideoJob:
+        return await self._wait(
+            self.get_video_job, str(job_id), progress, interval, timeout, raise_on_failure
+        )
+
+    async def create_ad_pack(
+        self,
+        url: str,
+        *,
+        include_images: bool = True,
+        include_ads: bool = True,
+        include_captions: bool = True,
+        include_video: bool = True,
+        webhook_url: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> m.AdPackCreated:
+        """Scene photos, static ads, captions and a UGC video from a product page (each part
+        charged when delivered; ``parts`` gives their prices). Wait with ``wait_ad_pack``."""
+        body: dict[str, Any] = {
+            "url": url,
+            "include_images": include_images,
+            "include_ads": include_ads,
+            "include_captions": include_captions,
+            "include_video": include_video,
+            "webhook_url": webhook_url,
+        }
+        return await self._post(m.AdPackCreated, "/api/v2/ad-pack", _clean(body), idempotency_key)
+
+    async def get_ad_pack(self, job_id: int | str) -> m.AdPack:
+        return await self._get(m.AdPack, f"/api/v2/ad-pack/{job_id}")
+
+    async def wait_ad_pack(
+        self,
+        job_id: int | str,
+        *,
+        progress: Callable[[m.AdPack], object] | None = None,
+        interval: float = 1.0,
+        timeout: float = 600.0,  # noqa: ASYNC109 (the same signature as Client.wait)
+        raise_on_failure: bool = False,
+    ) -> m.AdPack:
+        return await self._wait(
+            self.get_ad_pack, str(job_id), progress, interval, timeout, raise_on_failure
+        )
 
     # ---- batches ------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import glob
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -63,8 +65,13 @@ EXIT_CODES = """exit codes:
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif"}
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+ASK_ABOVE_CREDITS = 10
+"""A run that will spend more than this asks first (``--yes`` answers for scripts)."""
+
+# soft_wrap: a line is never broken at the console's width (ids, URLs and paths stay whole and
+# copyable, also when piped, where the width would be 80).
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
 
 
 class UsageError(Exception):
@@ -124,16 +131,29 @@ def expand_inputs(args: Sequence[str], recursive: bool = False) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str, default: str = "result") -> str:
+    """``text`` as a file name that needs no quoting in any shell or file system: letters,
+    digits, ``.``, ``_`` and ``-`` (anything else becomes one ``-``; no leading dot)."""
+    return _UNSAFE.sub("-", text).strip("-.") or default
+
+
 def stem_of(source: str) -> str:
     name = urlparse(source).path.rsplit("/", 1)[-1] if is_url(source) else Path(source).name
-    return Path(name).stem or "image"
+    return safe_name(Path(name).stem, "image")
 
 
-def short(text: str | None, width: int = 48) -> str:
-    """A method description cut to one short phrase for a progress line."""
+def short(text: str | None, width: int = 60) -> str:
+    """A method description for a progress line: whole when the output is not a terminal,
+    else cut to ``width`` at a word boundary."""
     if not text:
         return "done"
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    if len(text) <= width or not err.is_terminal:
+        return text
+    cut = text[: width - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
 
 
 def ext_of_url(url: str, default: str = "png") -> str:
@@ -236,8 +256,8 @@ async def process_files(
                 outcome = FileOutcome(source, True, str(output), result.credits_used, result.method)
                 if echo:
                     progress.console.print(
-                        f"[green]✓[/] {source} → {output} "
-                        f"({result.credits_used} credit(s), {short(result.method)})"
+                        f"[green]✓[/] {escape(source)} → {escape(str(output))} "
+                        f"({result.credits_used} credit(s), {escape(short(result.method))})"
                     )
             except (PixelmillError, OSError) as exc:
                 if isinstance(exc, AuthenticationError | InsufficientCredits):
@@ -250,7 +270,8 @@ async def process_files(
                     exception=exc,
                 )
                 if echo:
-                    progress.console.print(f"[red]✗[/] {source}: {outcome.error}")
+                    why = escape(outcome.error or "")
+                    progress.console.print(f"[red]✗[/] {escape(source)}: {why}")
             finally:
                 progress.update(task, completed=FILE_STEPS, visible=False)
                 progress.advance(overall)
@@ -317,8 +338,7 @@ async def download_results(
 ) -> list[str]:
     paths: list[str] = []
     for i, r in enumerate(results, 1):
-        scene = (r.scene or "result").replace("/", "_").replace(" ", "_")
-        path = folder / f"{i:02d}-{scene}.{ext_of_url(r.url)}"
+        path = folder / f"{i:02d}-{safe_name(r.scene or 'result')}.{ext_of_url(r.url)}"
         await client.download(r.url, path)
         paths.append(str(path))
     return paths
@@ -337,11 +357,11 @@ async def finish_job(client: AsyncClient, args: argparse.Namespace, job: m.Job) 
             f"{job.credits_used} credit(s) used"
         )
         if job.error:
-            out.print(f"error: {job.error}")
+            out.print(f"error: {escape(job.error)}")
         for r in job.results:
-            out.print(f"  {r.scene}: {r.url}")
+            out.print(f"  {escape(r.scene or 'result')}: {escape(r.url)}")
         for f in files:
-            out.print(f"  saved {f}")
+            out.print(f"  saved {escape(f)}")
     return OK if job.status == "completed" else SOME_FAILED
 
 
@@ -367,7 +387,7 @@ async def finish_batch(client: AsyncClient, args: argparse.Namespace, batch: m.B
     files: list[str] = []
     if getattr(args, "output", None):
         for image in batch.images:
-            folder = Path(args.output) / (image.id or image.job_id or "image")
+            folder = Path(args.output) / safe_name(image.id or image.job_id or "image", "image")
             files += await download_results(client, image.results, folder)
     if args.json:
         print_json({**batch.model_dump(mode="json"), "downloaded": files})
@@ -379,35 +399,82 @@ async def finish_batch(client: AsyncClient, args: argparse.Namespace, batch: m.B
             f" · {batch.credits_used} credit(s) used"
         )
         for f in files:
-            out.print(f"  saved {f}")
+            out.print(f"  saved {escape(f)}")
     return SOME_FAILED if batch.progress.failed else OK
 
 
 # ---- output helpers ---------------------------------------------------------------------------
 
 
+def cells(rows: Sequence[BaseModel], columns: Sequence[str]) -> list[list[str]]:
+    data = [row.model_dump(mode="json") for row in rows]
+    return [["" if d.get(c) is None else str(d.get(c)) for c in columns] for d in data]
+
+
 def table(rows: Sequence[BaseModel], columns: Sequence[str], title: str) -> Table:
+    """For a terminal: every value whole (a long one folds within its column, never cut)."""
     t = Table(title=title)
     for c in columns:
-        t.add_column(c)
-    for row in rows:
-        data = row.model_dump(mode="json")
-        t.add_row(*("" if data.get(c) is None else str(data.get(c)) for c in columns))
+        t.add_column(c, overflow="fold")
+    for values in cells(rows, columns):
+        t.add_row(*(escape(v) for v in values))
     return t
+
+
+def print_rows(rows: Sequence[BaseModel], columns: Sequence[str], title: str) -> None:
+    """A table on a terminal; piped, tab-separated lines (a header, then one line a row) with
+    every id and URL whole, for ``cut`` and ``awk``."""
+    if out.is_terminal:
+        out.print(table(rows, columns, title))
+        return
+    for values in [list(columns), *cells(rows, columns)]:
+        sys.stdout.write("\t".join(v.replace("\t", " ").replace("\n", " ") for v in values) + "\n")
 
 
 def show(args: argparse.Namespace, value: Any, columns: Sequence[str] = (), title: str = "") -> int:
     if args.json:
         print_json(value)
     elif isinstance(value, list):
-        out.print(table(value, columns, title) if value else f"no {title.lower()}")
+        if value:
+            print_rows(value, columns, title)
+        else:
+            out.print(f"no {title.lower()}")
     elif isinstance(value, BaseModel):
         for k, v in value.model_dump(mode="json").items():
             if v is not None:
-                out.print(f"[bold]{k}[/]: {v}")
+                out.print(f"[bold]{k}[/]: {escape(str(v))}")
     else:
-        out.print(value)
+        out.print(escape(str(value)))
     return OK
+
+
+def confirm_cost(args: argparse.Namespace, credits: int, what: str) -> None:
+    """Before a run that will spend more than ``ASK_ABOVE_CREDITS``: say what it costs, and
+    go on only with ``--yes`` or a yes typed at a terminal (raises :class:`UsageError`)."""
+    if credits <= ASK_ABOVE_CREDITS:
+        return
+    line = f"{what}: up to {credits} credits"
+    if args.yes:
+        if not (args.json or args.quiet):
+            err.print(f"{escape(line)} (--yes)")
+        return
+    if not sys.stdin.isatty():
+        raise UsageError(
+            f"{line}; more than {ASK_ABOVE_CREDITS} needs a yes: pass --yes "
+            "(the input is not a terminal, so there is no one to ask)"
+        )
+    err.print(escape(line))
+    answer = input("Go ahead? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise UsageError("cancelled: nothing was spent")
+
+
+def credits_per_image(op: Operation, params: dict[str, Any]) -> int:
+    """What one image costs (the catalog's figure: ``1``, ``2``, or ``1 (8x: 2)``)."""
+    if op.name == "upscale" and params.get("scale") == 8:
+        return 2
+    found = re.match(r"\d+", op.credits)
+    return int(found.group()) if found else 1
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -425,6 +492,9 @@ async def cmd_process(client: AsyncClient, args: argparse.Namespace) -> int:
             params[opt.name] = value
     outdir = Path(args.output) if args.output else None
     namer = Namer(outdir, op.name)
+    confirm_cost(
+        args, credits_per_image(op, params) * len(sources), f"{op.name} of {len(sources)} file(s)"
+    )
     with make_progress(args.quiet or args.json) as progress:
         outcomes = await process_files(
             client, op, sources, params, namer, args.parallel, progress, not args.json
@@ -486,9 +556,127 @@ async def product_uuid_for(
     return value
 
 
+VIDEO_CREDITS = 50
+AD_PACK_PARTS = {"images": 6, "ads": 2, "captions": 1, "video": 50}
+"""The ad pack's parts and their prices (the server's answer has the exact ``parts``)."""
+
+
+async def cmd_video(client: AsyncClient, args: argparse.Namespace) -> int:
+    confirm_cost(args, VIDEO_CREDITS, "generate video (a talking video)")
+    created = await client.generate_video(
+        args.image,
+        args.script or "",
+        duration=args.duration,
+        aspect=args.aspect,
+        subtitles=args.subtitles,
+        product_name=args.product_name,
+        webhook_url=args.webhook_url,
+        idempotency_key=args.idempotency_key,
+    )
+    if not args.wait:
+        return show(args, created)
+    if not args.json:
+        err.print(f"video job {created.job_id}: {created.credits_reserved} credit(s) reserved")
+    with make_progress(args.quiet or args.json) as progress:
+        task = progress.add_task(f"video {created.job_id}: pending", total=None)
+
+        def step(job: m.VideoJob) -> None:
+            doing = f" ({job.current_step})" if job.current_step else ""
+            progress.update(task, description=f"video {job.job_id}: {job.status}{doing}")
+
+        job = await client.wait_video(
+            created.job_id, progress=step, interval=args.interval, timeout=args.timeout_wait
+        )
+    files: list[str] = []
+    if args.output and job.video_url:
+        path = Path(args.output) / f"video-{job.job_id}.mp4"
+        await client.download(job.video_url, path)
+        files.append(str(path))
+    if args.json:
+        print_json({**job.model_dump(mode="json"), "downloaded": files})
+    else:
+        out.print(
+            f"video {job.job_id}: {job.status} · {job.credits_used} credit(s) used"
+            + (f" · {job.duration_seconds:.1f} s" if job.duration_seconds else "")
+        )
+        if job.error:
+            out.print(f"error: {escape(job.error)}")
+        if job.video_url:
+            out.print(f"  video: {escape(job.video_url)}")
+        for f in files:
+            out.print(f"  saved {escape(f)}")
+    return OK if job.status == "completed" else SOME_FAILED
+
+
+async def cmd_ad_pack(client: AsyncClient, args: argparse.Namespace) -> int:
+    wanted = {part: not getattr(args, f"no_{part}") for part in AD_PACK_PARTS}
+    cost = sum(price for part, price in AD_PACK_PARTS.items() if wanted[part])
+    confirm_cost(args, cost, f"generate ad-pack ({', '.join(p for p, w in wanted.items() if w)})")
+    created = await client.create_ad_pack(
+        args.page,
+        include_images=wanted["images"],
+        include_ads=wanted["ads"],
+        include_captions=wanted["captions"],
+        include_video=wanted["video"],
+        webhook_url=args.webhook_url,
+        idempotency_key=args.idempotency_key,
+    )
+    if not args.wait:
+        return show(args, created)
+    if not args.json:
+        err.print(f"ad pack {created.job_id}: {created.credits_reserved} credit(s) reserved")
+    with make_progress(args.quiet or args.json) as progress:
+        task = progress.add_task(f"ad pack {created.job_id}: pending", total=None)
+
+        def step(pack: m.AdPack) -> None:
+            done = pack.progress.get("completed", 0) + pack.progress.get("failed", 0)
+            total = pack.progress.get("total") or None
+            description = f"ad pack {pack.job_id}: {pack.status}"
+            progress.update(task, total=total, completed=done, description=description)
+
+        pack = await client.wait_ad_pack(
+            created.job_id, progress=step, interval=args.interval, timeout=args.timeout_wait
+        )
+    files: list[str] = []
+    if args.output:
+        folder = Path(args.output)
+        urls = [(f"photo-{i:02d}", u) for i, u in enumerate(pack.product_images, 1)]
+        urls += [(f"ad-{safe_name(a.platform)}", a.url) for a in pack.static_ads]
+        if pack.ugc_video_url:
+            urls.append(("video", pack.ugc_video_url))
+        for stem, url in urls:
+            path = folder / f"{stem}.{ext_of_url(url)}"
+            await client.download(url, path)
+            files.append(str(path))
+        if pack.captions:
+            path = folder / "captions.json"
+            await asyncio.to_thread(_write, path, json.dumps(pack.captions, indent=2).encode())
+            files.append(str(path))
+    if args.json:
+        print_json({**pack.model_dump(mode="json"), "downloaded": files})
+    else:
+        out.print(
+            f"ad pack {pack.job_id}: {pack.status} · {len(pack.product_images)} photo(s), "
+            f"{len(pack.static_ads)} ad(s), {len(pack.captions)} caption(s)"
+            f"{', a video' if pack.ugc_video_url else ''} · {pack.credits_used} credit(s) used"
+        )
+        if pack.error:
+            out.print(f"error: {escape(pack.error)}")
+        for warning in pack.warnings or ():
+            out.print(f"warning: {escape(warning)}")
+        for f in files:
+            out.print(f"  saved {escape(f)}")
+    return OK if pack.status == "completed" else SOME_FAILED
+
+
 async def cmd_generate(client: AsyncClient, args: argparse.Namespace) -> int:
     kind = args.kind
+    if kind == "video":
+        return await cmd_video(client, args)
+    if kind == "ad-pack":
+        return await cmd_ad_pack(client, args)
     key = args.idempotency_key
+    confirm_cost(args, args.num, f"generate {kind}, {args.num} image(s) at 1 credit each")
     if kind == "scenes":
         if is_url(args.product):
             created = await client.generate_scenes_from_url(
@@ -573,6 +761,11 @@ async def cmd_batches(client: AsyncClient, args: argparse.Namespace) -> int:
             while ident in ids:
                 ident, n = f"{stem_of(s)}-{n}", n + 1
             ids[ident] = s
+        confirm_cost(
+            args,
+            len(ids) * args.per_product,
+            f"a batch of {len(ids)} image(s) x {args.per_product} scene(s) at 1 credit each",
+        )
         created = await client.create_batch(
             dict(ids.items()),
             images_per_product=args.per_product,
@@ -629,7 +822,7 @@ async def cmd_webhooks(client: AsyncClient, args: argparse.Namespace) -> int:
         hooks = await client.list_webhooks()
         return show(args, hooks, ("id", "url", "created_at"), "Webhooks")
     if args.action == "create":
-        hook = await client.create_webhook(args.url, secret=args.secret)
+        hook = await client.create_webhook(args.hook_url, secret=args.secret)
         if not args.json:
             err.print("the signing secret is shown once: store it now")
         return show(args, hook)
@@ -682,6 +875,13 @@ def build_parser() -> Parser:
     )
     common.add_argument("--json", action="store_true", default=s, help="JSON output for scripts")
     common.add_argument("-q", "--quiet", action="store_true", default=s, help="no progress bars")
+    common.add_argument(
+        "-y",
+        "--yes",
+        action="store_true",
+        default=s,
+        help=f"spend more than {ASK_ABOVE_CREDITS} credits without asking (for scripts)",
+    )
     common.add_argument("--timeout", type=float, default=s, help="seconds per request (120)")
     common.add_argument("--retries", type=int, default=s, help="retries of 429/503/network (3)")
 
@@ -762,6 +962,29 @@ def build_parser() -> Parser:
         g.add_argument("--wait", action="store_true", help="follow the job to its end")
         wait_flags(g)
 
+    text = f"a short talking video from one still image ({VIDEO_CREDITS} credits)"
+    v = gsub.add_parser("video", help=text, description=text, parents=[common])
+    v.add_argument("image", help="a photo of a person or a product (file or URL)")
+    v.add_argument("--script", help="what the voice says (default: written from the image)")
+    v.add_argument("--duration", type=positive, default=5, help="seconds a written script aims at")
+    v.add_argument("--aspect", choices=("9:16", "1:1", "16:9"), default="9:16")
+    v.add_argument("--subtitles", action="store_true", help="burn the words into the video")
+    v.add_argument("--product-name")
+    text = (
+        "photos, ads, captions and a video from a product page ("
+        + ", ".join(f"{part} {price}" for part, price in AD_PACK_PARTS.items())
+        + " credits)"
+    )
+    a = gsub.add_parser("ad-pack", help=text, description=text, parents=[common])
+    a.add_argument("page", metavar="URL", help="the product page (http or https)")
+    for part in AD_PACK_PARTS:
+        a.add_argument(f"--no-{part}", action="store_true", help=f"leave out the {part}")
+    for g in (v, a):
+        g.add_argument("--webhook-url", help="job.completed / job.failed go here")
+        g.add_argument("--idempotency-key", help="default: a fresh one")
+        g.add_argument("--wait", action="store_true", help="follow the job with its progress")
+        wait_flags(g)
+
     jobs = command("jobs", "list, show, watch or cancel jobs", cmd_jobs)
     jsub = jobs.add_subparsers(dest="action", required=True, parser_class=Parser)
     jl = jsub.add_parser("list", parents=[common], help="recent jobs")
@@ -819,7 +1042,7 @@ def build_parser() -> Parser:
     wsub = hooks.add_subparsers(dest="action", required=True, parser_class=Parser)
     wsub.add_parser("list", parents=[common])
     wc = wsub.add_parser("create", parents=[common])
-    wc.add_argument("url")
+    wc.add_argument("hook_url", metavar="URL", help="where the events are posted")
     wc.add_argument("--secret", help="whsec_<base64> or any string (default: generated)")
     wsub.add_parser("delete", parents=[common]).add_argument("id", type=int)
     wd = wsub.add_parser("deliveries", parents=[common], help="the delivery log")
@@ -854,6 +1077,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("config", None),
         ("json", False),
         ("quiet", False),
+        ("yes", False),
         ("timeout", 120.0),
         ("retries", 3),
     ):
@@ -873,15 +1097,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return asyncio.run(run(args, settings))
     except UsageError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        if args.json:
+            print_json({"error": str(exc), "status_code": None, "exit_code": USAGE})
+        else:
+            err.print(f"[red]error:[/] {escape(str(exc))}")
         return USAGE
     except PixelmillError as exc:
         code = exit_code_for(exc)
+        detail = exc.detail
+        if isinstance(exc, APIConnectionError):
+            detail += (
+                f"; check that a pixelmill server is running at {settings.url} and that this "
+                "is the right address (--url, PIXELMILL_URL or url in the config file)"
+            )
         if args.json:
-            print_json({"error": exc.detail, "status_code": exc.status_code, "exit_code": code})
+            print_json({"error": detail, "status_code": exc.status_code, "exit_code": code})
         else:
             where = f" ({exc.status_code})" if exc.status_code else ""
-            err.print(f"[red]error{where}:[/] {exc.detail}")
+            err.print(f"[red]error{where}:[/] {escape(detail)}")
         return code
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -60,7 +60,25 @@ class ServerError(PixelmillError):
 
 
 class APIConnectionError(PixelmillError):
-    """No answer: the server could not be reached, or the connection broke or timed out."""
+    """No answer: the server could not be reached, or the connection broke or timed out.
+    ``url`` is the address that was tried (None when unknown)."""
+
+    def __init__(self, detail: str, *, url: str | None = None, **kw: Any) -> None:
+        super().__init__(detail, **kw)
+        self.url = url
+
+
+def connection_error(exc: Exception) -> APIConnectionError:
+    """The error for a request that got no answer, naming the address it tried."""
+    url: str | None = None
+    try:
+        url = str(exc.request.url) if isinstance(exc, httpx.RequestError) else None
+    except RuntimeError:  # an exception raised without its request
+        url = None
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if url is None:
+        return APIConnectionError(what)
+    return APIConnectionError(f"no answer from {url} ({what})", url=url)
 
 
 class JobFailed(PixelmillError):
@@ -87,14 +105,35 @@ _BY_STATUS: dict[int, type[PixelmillError]] = {
 }
 
 
+def validation_message(errors: list[Any]) -> str:
+    """A list of validation errors (FastAPI's 422 ``detail``: ``loc``, ``msg``) as
+    ``field: message`` lines, the field without the ``body``/``query`` prefix
+    (``num_outputs: Input should be less than or equal to 30``)."""
+    lines = []
+    for item in errors:
+        if not isinstance(item, dict):
+            lines.append(str(item))
+            continue
+        loc = [str(part) for part in item.get("loc") or ()]
+        if len(loc) > 1 and loc[0] in ("body", "query", "path", "header", "form"):
+            loc = loc[1:]
+        field = ".".join(loc)
+        message = str(item.get("msg") or item.get("message") or item)
+        lines.append(f"{field}: {message}" if field else message)
+    return "\n".join(lines)
+
+
 def detail_of(response: httpx.Response) -> tuple[str, Any]:
-    """The message of an error answer and its parsed body."""
+    """The message of an error answer and its parsed body (a list of validation errors
+    becomes one ``field: message`` line each)."""
     try:
         body: Any = response.json()
     except ValueError:
         return (response.text[:300] or response.reason_phrase), response.text
     if isinstance(body, dict):
         detail = body.get("detail") or body.get("error")
+        if isinstance(detail, list):
+            return validation_message(detail), body
         if detail is not None:
             return (detail if isinstance(detail, str) else str(detail)), body
     return str(body)[:300], body

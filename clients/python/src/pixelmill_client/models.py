@@ -186,6 +186,83 @@ class Job(JobSummary):
     started_at: datetime | None = None
 
 
+# ---- video and ad packs (integer job ids) ----------------------------------------------------
+
+
+class VideoJobCreated(Model):
+    """``POST /api/v2/generate/video`` (202)."""
+
+    job_id: int
+    status: str = "pending"
+    poll_url: str | None = None
+    credits_reserved: int = 0
+    credits_remaining: int | None = None
+
+
+class VideoJob(Model):
+    """``GET /api/v2/jobs/video/{job_id}``: ``video_url`` (an MP4) once ``completed``."""
+
+    job_id: int
+    status: str
+    current_step: str | None = None
+    video_url: str | None = None
+    error_message: str | None = None
+    credits_reserved: int = 0
+    credits_used: int = 0
+    duration_seconds: float | None = None
+    script: str | None = None
+    aspect: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in TERMINAL_JOB_STATES
+
+    @property
+    def error(self) -> str | None:
+        return self.error_message
+
+
+class AdPackCreated(Model):
+    """``POST /api/v2/ad-pack`` (202): ``parts`` is the price of each part included."""
+
+    job_id: int
+    status: str = "pending"
+    poll_url: str | None = None
+    credits_reserved: int = 0
+    credits_remaining: int | None = None
+    parts: dict[str, int] = Field(default_factory=dict)
+    warnings: list[str] | None = None
+
+
+class StaticAd(Model):
+    platform: str
+    url: str
+    width: int | None = None
+    height: int | None = None
+
+
+class AdPack(Model):
+    """``GET /api/v2/ad-pack/{job_id}``: the parts so far (``progress``: completed, failed,
+    total)."""
+
+    job_id: int
+    status: str
+    product_images: list[str] = Field(default_factory=list)
+    static_ads: list[StaticAd] = Field(default_factory=list)
+    captions: list[dict[str, Any]] = Field(default_factory=list)
+    ugc_video_url: str | None = None
+    credits_reserved: int = 0
+    credits_used: int = 0
+    parts: dict[str, int] = Field(default_factory=dict)
+    progress: dict[str, int] = Field(default_factory=dict)
+    error: str | None = None
+    warnings: list[str] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in TERMINAL_JOB_STATES
+
+
 # ---- library ----------------------------------------------------------------------------------
 
 

@@ -15,14 +15,13 @@ from pydantic import BaseModel, Field
 
 from pixelmill.api.deps import BaseUrl, JwtUser, ReadSession, Res
 from pixelmill.generation import studio
-from pixelmill.generation.schemas import SavedAvatarCreated, SavedAvatarOut
+from pixelmill.generation.schemas import MAX_OUTPUTS, SavedAvatarCreated, SavedAvatarOut
 from pixelmill.imaging import DecodedImage
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.results import Outcome
 
 router = APIRouter(prefix="/api/avatars", tags=["avatar studio"])
 
-MAX_COUNT = 8
 NO_INPUT = DecodedImage(
     pixels=np.zeros((1, 1, 3), np.uint8), format="png", width=1, height=1, bytes_in=0,
     had_alpha=False,
@@ -32,12 +31,12 @@ NO_INPUT = DecodedImage(
 
 class GuidedCreate(BaseModel):
     prompt: str = Field(min_length=1, max_length=2000, description="who to draw")
-    count: int = Field(3, ge=1, le=MAX_COUNT, description="1 credit each")
+    count: int = Field(3, ge=1, le=MAX_OUTPUTS, description="1 credit each")
 
 
 class ReferenceCreate(BaseModel):
     reference_image: str = Field(min_length=1, description="a photo of a person, base64")
-    count: int = Field(ge=1, le=MAX_COUNT, description="1 credit each")
+    count: int = Field(ge=1, le=MAX_OUTPUTS, description="1 credit each")
     additional_details: str | None = Field(
         None, max_length=2000, description="looks such as cartoon, sketch, watercolour"
     )

@@ -118,7 +118,7 @@ def update_activity(
 # ---- enrichment jobs ----------------------------------------------------------------------
 
 
-@router.post("/enrichment-jobs", status_code=202, responses={202: {"model": EnrichmentJobCreated}})
+@router.post("/enrichment-jobs", response_model=EnrichmentJobCreated)
 async def create_enrichment_job(
     body: EnrichmentJobCreate, user: ApiKeyUser, resources: Res, base_url: BaseUrl, request: Request
 ) -> JSONResponse:
@@ -127,7 +127,7 @@ async def create_enrichment_job(
     captured when delivered; poll ``poll_url``. ``run_by=app`` records a job the app runs
     itself (free; reported with PATCH). Honours ``Idempotency-Key``."""
     create = EnrichmentRequest(resources, user, base_url, body=body)
-    return await idempotent_create(request, resources.db, user, body, 202, create)
+    return await idempotent_create(request, resources.db, user, body, 200, create)
 
 
 @router.get("/enrichment-jobs", response_model=EnrichmentJobList)

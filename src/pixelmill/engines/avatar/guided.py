@@ -72,7 +72,7 @@ class GuidedAvatarParams(BaseModel):
             "accessories, name, style, expression"
         ),
     )
-    num_outputs: int = Field(1, ge=1, le=8, description="how many avatars (output i uses seed + i)")
+    num_outputs: int = Field(1, ge=1, le=30, description="how many avatars (output i: seed + i)")
     seed: int = Field(0, ge=0, le=2**32 - 1, description="chooses what the prompt leaves open")
     height: int = Field(
         1024, ge=256, le=2048, description="canvas height in pixels; the width is 3/4 of it"

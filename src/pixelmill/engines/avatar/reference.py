@@ -104,7 +104,7 @@ _COLOR_RE = (
 class ReferenceAvatarParams(BaseModel):
     """Options for ``avatar_reference``."""
 
-    num_outputs: int = Field(1, ge=1, le=8, description="how many avatar variants")
+    num_outputs: int = Field(1, ge=1, le=30, description="how many avatar variants")
     seed: int = Field(0, ge=0, le=2**32 - 1, description="varies backdrops and their colours")
     height: int = Field(
         1024, ge=256, le=2048, description="canvas height in pixels; the width is 3/4 of it"

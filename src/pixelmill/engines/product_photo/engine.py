@@ -81,7 +81,7 @@ def _category_field() -> Any:
 class ProductPhotoParams(BaseModel):
     """Options for ``product_photo``."""
 
-    num_outputs: int = Field(6, ge=1, le=12, description="how many images (1-12)")
+    num_outputs: int = Field(6, ge=1, le=30, description="how many images (1-30)")
     prompt: str | None = Field(
         None,
         max_length=2000,

@@ -80,7 +80,7 @@ METHOD = (
 class TryOnParams(BaseModel):
     """Options for ``tryon``."""
 
-    num_outputs: int = Field(6, ge=1, le=12, description="how many variants (1-12)")
+    num_outputs: int = Field(6, ge=1, le=30, description="how many variants (1-30)")
     prompt: str | None = Field(
         None,
         max_length=2000,

@@ -4,6 +4,8 @@
 
 const SESSION_KEY = "pixelmill.session";
 const KEY_PREFIX = "pixelmill.key.";
+/** Sent with every read (GET): the server counts the dashboard's reads in their own bucket. */
+const CLIENT_HEADER = "X-Pixelmill-Client";
 
 export class ApiError extends Error {
   constructor(status, detail, retryAfter) {
@@ -104,6 +106,8 @@ function readRate(res) {
  */
 export async function api(path, { method = "GET", auth = "key", json, form, multipart } = {}) {
   const headers = { Accept: "application/json" };
+  // Reads that draw the pages count in the dashboard's own bucket, not the plan's requests.
+  if (method === "GET") headers[CLIENT_HEADER] = "dashboard";
   if (auth === "jwt") {
     const s = session.load();
     if (!s) throw new ApiError(401, "Your session has ended: sign in again.");
@@ -186,7 +190,8 @@ export const account = {
   mePromise: null,
   meAt: 0,
   /** Who is signed in, with credits and plan (access token), fetched again when older than
-   * `maxAge` ms: one request per page view at most. */
+   * `maxAge` ms: one request per page view at most. A cached answer carries what was learnt
+   * since (the balance after a spend, from `credits(n)`), never the balance of its fetch. */
   me(maxAge = Infinity) {
     if (!this.mePromise || Date.now() - this.meAt > maxAge) {
       this.meAt = Date.now();
@@ -201,7 +206,7 @@ export const account = {
         },
       );
     }
-    return this.mePromise;
+    return this.mePromise.then(() => this.data);
   },
   reset() {
     this.data = null;
@@ -251,7 +256,11 @@ export async function regenerateKey() {
 export async function useKey(key) {
   const s = session.load();
   const res = await fetch("/api/v2/account", {
-    headers: { Authorization: `Bearer ${key}`, Accept: "application/json" },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      Accept: "application/json",
+      [CLIENT_HEADER]: "dashboard",
+    },
   });
   readRate(res);
   const data = await res.json().catch(() => null);
@@ -279,10 +288,12 @@ export function sleep(ms, signal) {
  * Poll `path` until `done(body)`; calls `onUpdate(body)` each time. Polls every 2 s at first
  * and slows to 8 s. The plan's per-minute budget is shared with everything else the person
  * does, so when one request of the minute is left it waits for the reset (`onWait(seconds)`
- * says so), and a 429 waits its Retry-After.
+ * says so), and a 429 waits its Retry-After. `fetched`: the caller has just read `path` itself
+ * (to draw the page), so the first poll waits a round instead of asking again at once.
  */
-export async function poll(path, { done, onUpdate, onWait = () => {}, signal }) {
+export async function poll(path, { done, onUpdate, onWait = () => {}, signal, fetched = false }) {
   let delay = 2000;
+  if (fetched) await sleep(delay, signal);
   for (;;) {
     if (signal?.aborted) return null;
     try {

@@ -59,7 +59,7 @@ function rateLine() {
   if (rate.limit === null) return h("p.rate", { id: "rate-line" }, "");
   return h(
     "p.rate",
-    { id: "rate-line", title: "Your plan's request budget; the dashboard's own calls count too" },
+    { id: "rate-line", title: "The request budget of the last call (page reads have their own)" },
     `${rate.remaining} of ${rate.limit} requests left`,
   );
 }

@@ -269,6 +269,7 @@ export async function jobPage({ params: [jobId], signal }) {
       onUpdate: show,
       onWait,
       signal,
+      fetched: true,
     })
       .then((job) => {
         if (job) account.me(0).catch(() => {});
@@ -443,7 +444,13 @@ export async function batchPage({ params: [batchId], signal }) {
   const first = await api(path);
   show(first);
   if (first.status !== "completed") {
-    poll(path, { done: (b) => b.status === "completed", onUpdate: show, onWait, signal })
+    poll(path, {
+      done: (b) => b.status === "completed",
+      onUpdate: show,
+      onWait,
+      signal,
+      fetched: true,
+    })
       .then((b) => {
         if (b) account.me(0).catch(() => {});
       })
