@@ -6,7 +6,7 @@ import secrets
 import shutil
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -168,6 +168,42 @@ def grant_credits(
         )
     typer.echo(f"{email}: balance {new_balance}")
     db.dispose()
+
+
+@admin.command("usage")
+def usage(
+    start: Annotated[str, typer.Option("--from", help="first day, YYYY-MM-DD (UTC)")],
+    end: Annotated[str, typer.Option("--to", help="last day, YYYY-MM-DD (included)")],
+    email: Annotated[str | None, typer.Option(help="one account; default: all")] = None,
+    group_by: Annotated[str, typer.Option(help="day or operation")] = "operation",
+    as_csv: Annotated[bool, typer.Option("--csv", help="CSV instead of a table")] = False,
+) -> None:
+    """Credits spent on work across accounts (charges less refunds of failed work); grants and
+    purchases are listed apart, as they are not usage."""
+    from datetime import date
+
+    from pixelmill.accounts import service as accounts
+    from pixelmill.billing.usage import GroupBy, usage_report
+    from pixelmill.db.session import Database
+
+    if group_by not in ("day", "operation"):
+        raise typer.BadParameter("group-by is day or operation")
+    try:
+        first, last = date.fromisoformat(start), date.fromisoformat(end)
+    except ValueError as exc:
+        raise typer.BadParameter(f"dates are YYYY-MM-DD: {exc}") from None
+    db = Database(_settings().resolved_database_url)
+    with db.read() as session:
+        uid = accounts.require_by_email(session, email).id if email else None
+        report = usage_report(session, first, last, cast(GroupBy, group_by), uid)
+    db.dispose()
+    if as_csv:
+        typer.echo(report.as_csv(), nl=False)
+        return
+    for key, credits in report.rows:
+        typer.echo(f"{key:<24} {credits:>8}")
+    typer.echo(f"{'total':<24} {report.total_credits:>8}")
+    typer.echo(f"{'grants and purchases':<24} {report.other_entries:>8}")
 
 
 @admin.command("set-plan")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -465,6 +465,14 @@ def get_job(session: Session, user_id: int, job_id: str, kind: str | None = None
     if job is None:
         raise NotFound("Job not found")
     return job
+
+
+def job_kinds(session: Session, job_ids: Collection[str]) -> dict[str, str]:
+    """The kind of each of ``job_ids`` that still exists (for reports by operation)."""
+    if not job_ids:
+        return {}
+    rows = session.execute(select(Job.id, Job.kind).where(Job.id.in_(list(job_ids))))
+    return {str(job_id): str(kind) for job_id, kind in rows}
 
 
 def find_job(session: Session, job_id: str) -> Job | None:

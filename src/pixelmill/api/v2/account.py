@@ -1,13 +1,20 @@
-"""``GET /api/v2/account``: validates the key; the owning account and its balance."""
+"""``GET /api/v2/account``: validates the key; the owning account and its balance.
+``GET /api/v2/usage``: the credits the account spent on work, by day or by operation."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from datetime import date, timedelta
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
 
 from pixelmill.accounts.plans import get_plan
 from pixelmill.accounts.schemas import Account, Me, RateLimits
-from pixelmill.api.deps import ApiKeyUser, Res
+from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
+from pixelmill.billing.usage import GroupBy, usage_report
 from pixelmill.credits import ledger
+from pixelmill.errors import InvalidInput
 
 router = APIRouter(prefix="/api/v2", tags=["v2 account"])
 
@@ -34,3 +41,28 @@ async def account(user: ApiKeyUser, resources: Res) -> Response:
         ),
     )
     return Response(body.model_dump_json(), media_type="application/json")
+
+
+MAX_USAGE_DAYS = 366
+
+
+@router.get("/usage", responses={200: {"content": {"text/csv": {}}}})
+def usage(
+    user: ApiKeyUser,
+    session: ReadSession,
+    start: Annotated[date | None, Query(alias="from", description="first day (UTC)")] = None,
+    end: Annotated[date | None, Query(alias="to", description="last day, included")] = None,
+    group_by: GroupBy = "day",
+    format: Literal["json", "csv"] = "json",
+) -> Response:
+    """Credits spent on work (charges less the refunds of failed work) from ``from`` to ``to``
+    (default: the last 30 days), per day or per operation, as JSON (``total_credits`` and
+    ``rows``) or CSV. Grants and purchases are history, not usage."""
+    last = end or date.today()
+    first = start or last - timedelta(days=29)
+    if first > last or (last - first).days >= MAX_USAGE_DAYS:
+        raise InvalidInput(f"from must be on or before to, at most {MAX_USAGE_DAYS} days apart")
+    report = usage_report(session, first, last, group_by, user.id)
+    if format == "csv":
+        return Response(report.as_csv(), media_type="text/csv")
+    return JSONResponse(report.as_json())

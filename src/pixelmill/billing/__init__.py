@@ -1,0 +1,1 @@
+"""Selling and accounting for credits at the account level: usage reports (``usage.py``)."""
