@@ -1,6 +1,7 @@
-"""Usage adds up: after synchronous calls, a scene job and a batch, ``GET /api/v2/usage`` by operation and by day totals the credits the ledger shows
-spent on work, grants are not usage, usage plus grants is the ledger, CSV says the same, another
-account sees none of it, and ``pixelmill admin usage`` reports it across accounts."""
+"""Usage adds up: after synchronous calls, a scene job and a batch, ``GET /api/v2/usage`` by
+operation and by day totals the credits the ledger shows spent on work, grants are not usage,
+usage plus grants is the ledger, CSV says the same, another account sees none of it, and
+``pixelmill admin usage`` reports it across accounts."""
 
 from __future__ import annotations
 
