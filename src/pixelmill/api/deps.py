@@ -98,6 +98,7 @@ async def _count(request: Request, resources: Resources, user: User) -> User:
     else:
         state = limiter.hit_account(user.id, user.plan)
     publish_limits(request, state)
+    request.state.account_id = user.id  # for the request's access log line
     return user
 
 

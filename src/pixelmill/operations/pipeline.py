@@ -32,6 +32,8 @@ from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine, EngineError, EngineInputs, ImageArray
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.imaging import DecodedImage, ImageInputError, OutputFormat
+from pixelmill.observability.logs import run_operation
+from pixelmill.observability.metrics import OPERATION_DURATION
 from pixelmill.operations.accounting import Accounting, Charge
 from pixelmill.operations.admission import Admission, trim_memory, tune_allocator
 from pixelmill.operations.catalog import CATALOG, Operation
@@ -191,9 +193,16 @@ class Pipeline:
             # stored, however long that takes; only a dead process stops renewing it.
             async with self.accounting.keep_alive(charge):
                 await asyncio.to_thread(engine.load)
+                ran = time.perf_counter()
                 result = await asyncio.get_running_loop().run_in_executor(
-                    self.cpu, engine.run, EngineInputs(decoded.pixels, extras), parsed
+                    self.cpu,
+                    run_operation,
+                    op.name,
+                    engine.run,
+                    EngineInputs(decoded.pixels, extras),
+                    parsed,
                 )
+                OPERATION_DURATION.labels(op.name, engine.name).observe(time.perf_counter() - ran)
                 fmt = choose_output_format(op.default_format, decoded, result, output_format)
                 stored, primary_bytes = await self.results.store(result, fmt, quality, base_url)
                 if delivery is not None:
