@@ -104,7 +104,10 @@ class JobRunner:
         """Returns the job's final status, or None when this delivery had nothing to do
         (already claimed, finished, or taken over)."""
         with job_context(job_id):
-            return self._run(job_id)
+            status = self._run(job_id)
+            if status is not None:
+                log.info("job %s %s", job_id, status)
+            return status
 
     def _run(self, job_id: str) -> str | None:
         with self.backends.db.transaction() as session:

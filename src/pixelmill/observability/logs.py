@@ -106,6 +106,21 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str, ensure_ascii=False)
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted (not the one it was made
+    with), so a replaced ``sys.stderr`` never leaves it writing to a closed file."""
+
+    pixelmill = True
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        """The stream is always the current ``sys.stderr``."""
+
+
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 _UVICORN = ("uvicorn", "uvicorn.error", "uvicorn.access")
@@ -121,8 +136,7 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     for handler in list(root.handlers):
         if getattr(handler, "pixelmill", False):
             root.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.pixelmill = True  # type: ignore[attr-defined]
+    handler = StderrHandler()
     handler.addFilter(ContextFilter())
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     root.addHandler(handler)
