@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
 from pixelmill.app import create_app
 from pixelmill.observability.logs import JsonFormatter, configure_logging
