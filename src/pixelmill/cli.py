@@ -88,7 +88,7 @@ def _metrics_dir(workers: int) -> None:
     import os
     import tempfile
 
-    from pixelmill.observability.metrics import MULTIPROC_ENV, prepare_multiprocess_dir
+    from pixelmill.observability.multiproc import MULTIPROC_ENV, prepare_multiprocess_dir
 
     folder = os.environ.get(MULTIPROC_ENV)
     if not folder and workers > 1:
@@ -111,6 +111,9 @@ def worker(
     """Run a Celery worker (PIXELMILL_QUEUE=celery, PIXELMILL_REDIS_URL) for jobs and webhook
     deliveries, or for one lane (`--lane webhooks`: slow receivers never hold a job worker)."""
     from pixelmill.queue.base import LANES
+
+    if _settings().metrics:
+        _metrics_dir(1)  # before the metrics are first imported: a named folder starts empty
     from pixelmill.worker import run_worker
 
     lanes = tuple(lane or LANES)

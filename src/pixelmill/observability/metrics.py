@@ -33,9 +33,10 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from pixelmill.observability.multiproc import MULTIPROC_ENV
+
 disable_created_metrics()  # no `_created` series beside every counter and histogram
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 UNMATCHED_ROUTE = "unmatched"
 """The ``route`` label of a request no route matched (never the raw path: its values are
@@ -101,14 +102,6 @@ _sampler_lock = threading.Lock()
 def multiprocess_dir() -> Path | None:
     value = os.environ.get(MULTIPROC_ENV)
     return Path(value) if value else None
-
-
-def prepare_multiprocess_dir(path: Path) -> None:
-    """Create ``path`` and remove the value files a previous run left there (counters would
-    otherwise start from the old run's totals). Call before any server process starts."""
-    path.mkdir(parents=True, exist_ok=True)
-    for stale in path.glob("*.db"):
-        stale.unlink(missing_ok=True)
 
 
 def sample_process() -> None:

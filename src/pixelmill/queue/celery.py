@@ -34,6 +34,9 @@ def make_celery(settings: Settings) -> Celery:
         worker_prefetch_multiplier=1,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
+        # Log records go to the process's own handler (PIXELMILL_LOG_FORMAT); a stderr
+        # replaced by Celery's logging proxy would swallow them.
+        worker_redirect_stdouts=False,
         task_default_queue=settings.celery_queue,
         # Webhook deliveries have a queue of their own (lane_of), so workers can be given to
         # each lane (`pixelmill worker --lane`) and a slow receiver never delays a job.
