@@ -112,7 +112,7 @@ class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
     pixelmill = True
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> Any:
         return sys.stderr
 

@@ -35,7 +35,8 @@ from prometheus_client.registry import Collector
 
 from pixelmill.observability.multiproc import MULTIPROC_ENV
 
-disable_created_metrics()  # no `_created` series beside every counter and histogram
+# No `_created` series beside every counter and histogram.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 
 UNMATCHED_ROUTE = "unmatched"
