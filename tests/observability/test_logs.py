@@ -37,6 +37,7 @@ def json_logs(capsys: pytest.CaptureFixture[str]) -> Iterator[None]:
         for handler in [h for h in root.handlers if getattr(h, "pixelmill", False)]:
             root.removeHandler(handler)
         root.setLevel(logging.WARNING)
+        logging.logThreads = logging.logProcesses = logging.logMultiprocessing = True
         logging.getLogger("uvicorn.access").disabled = False
 
 

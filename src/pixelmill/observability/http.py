@@ -88,13 +88,18 @@ class RequestContextMiddleware:
             counter, histogram = self._metrics(route, method, status)
             counter.inc()
             histogram.observe(elapsed)
-            if self.access_log:
+            if self.access_log and access_log.isEnabledFor(logging.INFO):
                 state = scope.get("state") or {}
-                access_log.info(
+                # makeRecord + handle: the record without the caller lookup logging.info does
+                # (the access line's origin is always here).
+                record = access_log.makeRecord(
+                    access_log.name,
+                    logging.INFO,
+                    __file__,
+                    0,
                     "%s %s %d",
-                    method,
-                    scope["path"],
-                    status,
+                    (method, scope["path"], status),
+                    None,
                     extra={
                         "route": route,
                         "method": method,
@@ -103,4 +108,5 @@ class RequestContextMiddleware:
                         "account_id": state.get("account_id"),
                     },
                 )
+                access_log.handle(record)
             request_id_var.reset(token)

@@ -142,6 +142,10 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     root.addHandler(handler)
     root.setLevel(level.upper())
     if fmt == "json":
+        # Fields a JSON line never shows: not gathered for each record (logging's own switches).
+        logging.logThreads = False
+        logging.logProcesses = False
+        logging.logMultiprocessing = False
         for name in _UVICORN:
             logger = logging.getLogger(name)
             logger.handlers.clear()
