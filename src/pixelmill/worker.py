@@ -42,6 +42,7 @@ from pixelmill.observability.metrics import (
     serve_metrics,
     start_process_sampler,
 )
+from pixelmill.observability.tracing import setup_tracing
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.queue.base import LANES
@@ -217,6 +218,7 @@ def _work(
 ) -> None:
     from pixelmill.queue.celery import CeleryQueue  # only a worker process needs Celery loaded
 
+    setup_tracing("pixelmill-worker")
     res = wire(build_resources(settings))
     queue = res.queue
     assert isinstance(queue, CeleryQueue)

@@ -42,6 +42,7 @@ from pixelmill.jobs import service
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
 from pixelmill.observability.logs import job_context, run_operation
 from pixelmill.observability.metrics import OPERATION_DURATION
+from pixelmill.observability.tracing import traced, tracer
 from pixelmill.storage import ObjectStorage
 
 log = logging.getLogger("pixelmill.jobs")
@@ -103,7 +104,7 @@ class JobRunner:
     def run(self, job_id: str) -> str | None:
         """Returns the job's final status, or None when this delivery had nothing to do
         (already claimed, finished, or taken over)."""
-        with job_context(job_id):
+        with job_context(job_id), tracer.start_as_current_span("job", attributes={"job": job_id}):
             status = self._run(job_id)
             if status is not None:
                 log.info("job %s %s", job_id, status)
@@ -141,12 +142,12 @@ class JobRunner:
     def _render(self, kind: JobKind, item: Planned, claim: Claim) -> Rendered:
         started = time.perf_counter()
         if isinstance(item, PlannedFile):
-            file = run_operation(claim.kind, item.render)
+            file = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
             self._observe(kind, claim, started)
             key = f"results/{uuid.uuid4().hex}.{file.extension}"
             self.results.put(key, file.content, file.content_type)
             return Rendered(item.position, item.label, file, key, file.content, item.price)
-        output = run_operation(claim.kind, item.render)
+        output = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
         self._observe(kind, claim, started)
         fmt = kind.result_format
         data = encode_image(output.pixels, fmt, RESULT_QUALITY)

@@ -14,6 +14,7 @@ parameter costs nothing) and are released if anything after the reservation fail
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from pixelmill.errors import AppError, InvalidInput
 from pixelmill.imaging import DecodedImage, ImageInputError, OutputFormat
 from pixelmill.observability.logs import run_operation
 from pixelmill.observability.metrics import OPERATION_DURATION
+from pixelmill.observability.tracing import traced
 from pixelmill.operations.accounting import Accounting, Charge
 from pixelmill.operations.admission import Admission, trim_memory, tune_allocator
 from pixelmill.operations.catalog import CATALOG, Operation
@@ -194,13 +196,18 @@ class Pipeline:
             async with self.accounting.keep_alive(charge):
                 await asyncio.to_thread(engine.load)
                 ran = time.perf_counter()
-                result = await asyncio.get_running_loop().run_in_executor(
-                    self.cpu,
+                work = partial(
+                    traced,
+                    f"engine {engine.name}",
                     run_operation,
                     op.name,
                     engine.run,
                     EngineInputs(decoded.pixels, extras),
                     parsed,
+                )
+                # In the request's context (its request id and trace) on the pool's thread.
+                result = await asyncio.get_running_loop().run_in_executor(
+                    self.cpu, contextvars.copy_context().run, work
                 )
                 OPERATION_DURATION.labels(op.name, engine.name).observe(time.perf_counter() - ran)
                 fmt = choose_output_format(op.default_format, decoded, result, output_format)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from pixelmill.observability.logs import request_id_var
+from pixelmill.observability.tracing import attached, current_context
 from pixelmill.queue.base import TaskRunner, lane_of
 
 log = logging.getLogger("pixelmill.queue")
@@ -37,14 +38,17 @@ class InlineQueue:
         accepted: ``runner`` refuses unknown ones."""
         self._runner = runner
 
-    def _run(self, task: str, args: tuple[str, ...], request_id: str | None = None) -> None:
+    def _run(
+        self, task: str, args: tuple[str, ...], request_id: str | None = None, trace: object = None
+    ) -> None:
         with self._lock:
             self._waiting[lane_of(task)] -= 1
         if self._runner is None:
             raise RuntimeError("InlineQueue used before bind()")
         token = request_id_var.set(request_id)
         try:
-            self._runner(task, args)
+            with attached(trace):
+                self._runner(task, args)
         except Exception:
             # A task records its own failures as state; this is the last resort log line.
             log.exception("task %s%r failed", task, args)
@@ -56,8 +60,8 @@ class InlineQueue:
             if self._closed:
                 return
             lane = lane_of(task)
-            # The enqueuing request's id goes with the task into its log lines.
-            self._pools[lane].submit(self._run, task, args, request_id_var.get())
+            # The enqueuing request's id and trace go with the task (its log lines, its spans).
+            self._pools[lane].submit(self._run, task, args, request_id_var.get(), current_context())
             self._waiting[lane] += 1
 
     def enqueue(self, task: str, *args: str, delay: float = 0.0) -> None:

@@ -73,7 +73,7 @@ class MemoryStorage(storage.MemoryStorage):
     each time: a measurable share of an authenticated read's CPU). A counter past its window
     reads as zero either way (``get`` checks the expiry); the timer only frees memory."""
 
-    def _MemoryStorage__schedule_expiry(self) -> None:
+    def _MemoryStorage__schedule_expiry(self) -> None:  # noqa: N802 (the base class's private name)
         if not self.timer.is_alive():
             expire = self._MemoryStorage__expire_events  # type: ignore[attr-defined]
             self.timer = threading.Timer(EXPIRY_SWEEP_SECONDS, expire)
