@@ -1,6 +1,10 @@
-"""Reading a Prometheus exposition the way Prometheus does (prometheus_client's parser)."""
+"""Reading a Prometheus exposition the way Prometheus does (prometheus_client's parser), and
+an OTLP/HTTP receiver for the spans the processes export."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -21,3 +25,9 @@ def value(samples: Samples, name: str, **labels: str) -> float:
     any label left out (the ``pid`` of a multi-process gauge)."""
     wanted = set(labels.items())
     return sum(v for (n, found), v in samples.items() if n == name and wanted <= found)
+
+
+@dataclass
+class Receiver:
+    url: str
+    spans: list[dict[str, Any]] = field(default_factory=list)

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import httpx
 import pytest
 
-from tests.observability.helpers import parse, value
+from tests.observability.helpers import Receiver, parse, value
 from tests.queue.workers import PIXELMILL, ROOT, kill
 from tests.support.api import b64_png
 from tests.support.services import REDIS_URL, require_service
@@ -36,8 +36,16 @@ def free_port() -> int:
         return port
 
 
+try:
+    import opentelemetry.exporter.otlp.json.http  # noqa: F401
+
+    TRACING = True
+except ImportError:  # the otel extra is not installed: the traces are left unchecked here
+    TRACING = False
+
+
 @pytest.fixture
-def processes(database_url: str, tmp_path: Path) -> Iterator[dict[str, object]]:
+def processes(database_url: str, tmp_path: Path, receiver: Receiver) -> Iterator[dict[str, object]]:
     if not database_url.startswith("sqlite"):
         pytest.skip("the processes share one SQLite file; the backends are tested elsewhere")
     parsed = urlparse(REDIS_URL)
@@ -59,6 +67,8 @@ def processes(database_url: str, tmp_path: Path) -> Iterator[dict[str, object]]:
         "PIXELMILL_METRICS_TOKEN": TOKEN,
         "PIXELMILL_LOG_FORMAT": "json",
     }
+    if TRACING:
+        env |= {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "200"}
     api_env = env | {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "api-metrics")}
     worker_env = env | {
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "worker-metrics"),
@@ -109,13 +119,17 @@ def up(url: str) -> bool:
 
 @pytest.mark.slow
 @pytest.mark.redis
-def test_two_api_processes_and_a_recycled_worker(processes: dict[str, object]) -> None:
+def test_two_api_processes_and_a_recycled_worker(
+    processes: dict[str, object], receiver: Receiver
+) -> None:
     api, worker_url = str(processes["api"]), str(processes["worker"])
     logs = processes["logs"]
     assert isinstance(logs, dict)
     wait_until(lambda: up(f"{api}/healthz"), timeout=120, interval=0.3)
     wait_until(lambda: up(worker_url), timeout=120, interval=0.3)
-    with httpx.Client(base_url=api, timeout=30) as client:
+    # A fresh connection each request: no race with a server closing an idle keep-alive one.
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    with httpx.Client(base_url=api, timeout=30, limits=fresh) as client:
         r = client.post(
             "/api/auth/register", json={"email": "p@example.com", "password": "pw-123456"}
         )
@@ -177,3 +191,12 @@ def test_two_api_processes_and_a_recycled_worker(processes: dict[str, object]) -
     for n, job_id in enumerate(jobs):
         done = [r for r in records if r["message"] == f"job {job_id} completed"]
         assert done and done[0]["request_id"] == f"rq-job-{n}" and done[0]["job_id"] == job_id
+
+    if not TRACING:
+        return
+    # One trace from the request that created a job to the worker that ran it.
+    wait_until(lambda: any(s["name"] == "job" for s in receiver.spans), timeout=30)
+    creates = [s for s in receiver.spans if "/api/v2/generate/scenes" in s["name"]]
+    job_traces = {s["traceId"] for s in receiver.spans if s["name"] == "job"}
+    assert creates and job_traces
+    assert job_traces <= {s["traceId"] for s in creates}, (job_traces, creates)

@@ -4,20 +4,16 @@ render, their SQL) share the trace of the request that created it."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.observability.helpers import Receiver
 from tests.queue.workers import PIXELMILL, ROOT, kill
 from tests.support.api import b64_png
 from tests.support.settings import TEST_SECRET
@@ -25,42 +21,6 @@ from tests.support.waiting import wait_until
 
 pytest.importorskip("opentelemetry.sdk.trace", reason="the otel extra is not installed")
 pytest.importorskip("opentelemetry.exporter.otlp.json.http", reason="the otel extra")
-
-
-@dataclass
-class Receiver:
-    url: str
-    spans: list[dict[str, Any]] = field(default_factory=list)
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    """An OTLP/HTTP receiver (JSON encoding) on 127.0.0.1, with the spans it got so far."""
-    spans: list[dict[str, Any]] = []
-    lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            with lock:
-                for resource in body.get("resourceSpans", []):
-                    for scope in resource.get("scopeSpans", []):
-                        spans.extend(scope.get("spans", []))
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield Receiver(f"http://127.0.0.1:{server.server_address[1]}", spans)
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.mark.slow
@@ -99,7 +59,8 @@ def test_a_jobs_spans_share_the_trace_of_its_request(receiver: Receiver, tmp_pat
                 return False
 
         wait_until(up, timeout=120, interval=0.3)
-        with httpx.Client(base_url=base, timeout=30) as client:
+        fresh = httpx.Limits(max_keepalive_connections=0)  # no keep-alive race
+        with httpx.Client(base_url=base, timeout=30, limits=fresh) as client:
             r = client.post(
                 "/api/auth/register", json={"email": "t@example.com", "password": "pw-123456"}
             )
@@ -141,5 +102,7 @@ def test_a_jobs_spans_share_the_trace_of_its_request(receiver: Receiver, tmp_pat
     job = by_name["job"][0]
     assert job["traceId"] == trace_id  # the job continues the request's trace
     assert any(s["traceId"] == trace_id for s in by_name["render scenes"])
-    sql = [s for s in receiver.spans if s["traceId"] == trace_id and s["name"] != "job"]
-    assert len(sql) > 3, sorted(by_name)
+    # FastAPI's own spans, and SQLAlchemy's (connections only: its instrumentation does not
+    # know SQLAlchemy 2.1's statement events yet; docs/observability.md).
+    in_trace = {s["name"].split()[0] for s in receiver.spans if s["traceId"] == trace_id}
+    assert {"fastapi.endpoint", "connect", "job", "render"} <= in_trace, sorted(in_trace)
