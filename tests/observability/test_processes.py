@@ -194,9 +194,14 @@ def test_two_api_processes_and_a_recycled_worker(
 
     if not TRACING:
         return
+
     # One trace from the request that created a job to the worker that ran it.
-    wait_until(lambda: any(s["name"] == "job" for s in receiver.spans), timeout=30)
-    creates = [s for s in receiver.spans if "/api/v2/generate/scenes" in s["name"]]
-    job_traces = {s["traceId"] for s in receiver.spans if s["name"] == "job"}
-    assert creates and job_traces
-    assert job_traces <= {s["traceId"] for s in creates}, (job_traces, creates)
+    def traces(name: str) -> set[str]:
+        return {s["traceId"] for s in list(receiver.spans) if name in s["name"]}
+
+    # Each process exports in batches: wait until both sides of a job's trace have arrived.
+    def joined() -> bool:
+        jobs = {s["traceId"] for s in list(receiver.spans) if s["name"] == "job"}
+        return bool(jobs) and jobs <= traces("/api/v2/generate/scenes")
+
+    wait_until(joined, timeout=30, interval=0.2)
