@@ -73,3 +73,17 @@ def start_uvicorn(
         env=env,
         cwd=cwd,
     )
+
+
+def start_pixelmill_serve(
+    port: int, env: dict[str, str], log_file: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """``pixelmill serve`` as users start it (one worker, its own logging), its output to
+    ``log_file`` (else discarded)."""
+    out = open(log_file, "wb") if log_file is not None else subprocess.DEVNULL  # noqa: SIM115
+    return subprocess.Popen(
+        [sys.executable, "-m", "pixelmill", "serve", "--port", str(port)],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )

@@ -19,7 +19,16 @@ PACKAGE = SRC / "pixelmill"
 SURFACES = ("api", "web")
 """The HTTP surfaces: the only packages that may import the wiring (``resources``, ``app``)."""
 
-INFRASTRUCTURE = ("db", "engines", "imaging", "migrations", "queue", "ratelimit", "storage")
+INFRASTRUCTURE = (
+    "db",
+    "engines",
+    "imaging",
+    "migrations",
+    "observability",
+    "queue",
+    "ratelimit",
+    "storage",
+)
 """The layers the domains build on."""
 
 PACKAGES = tuple(sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()))

@@ -12,7 +12,7 @@ import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -22,6 +22,13 @@ from pixelmill import __version__
 from pixelmill.config import Settings
 from pixelmill.credits.headers import open_note
 from pixelmill.errors import AppError
+from pixelmill.observability.http import RequestContextMiddleware
+from pixelmill.observability.metrics import (
+    QueueDepthCollector,
+    exposition,
+    start_process_sampler,
+    token_matches,
+)
 from pixelmill.openapi import document_error_bodies, to_openapi_303
 from pixelmill.operations.admission import RefuseWhenFull
 from pixelmill.readiness import check_readiness
@@ -185,6 +192,8 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         # contending for SQLite and 2 cores measured slower than a small pool
         # (bench/bench_account.py: 177 req/s at 40 threads, 238 at 8).
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.sync_threads
+        if settings.metrics:
+            start_process_sampler()
         res.start()
         try:
             yield
@@ -266,6 +275,9 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         },
     )
 
+    # Outermost: every answer (a refusal above included) carries X-Request-ID and is counted.
+    app.add_middleware(RequestContextMiddleware, access_log=settings.log_format == "json")
+
     # The web dashboard at /app (static; left out of the OpenAPI document).
     from pixelmill.web import routes as web
 
@@ -283,6 +295,20 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         required one (database at the latest migration, object storage) is down."""
         readiness = check_readiness(res)
         return JSONResponse(readiness.as_json(), status_code=200 if readiness.ready else 503)
+
+    if settings.metrics:
+
+        @app.get("/metrics", include_in_schema=False)
+        def metrics(request: Request) -> Response:
+            """Prometheus metrics of every process of this server (docs/observability.md)."""
+            if not token_matches(settings.metrics_token, request.headers.get("authorization")):
+                return JSONResponse(
+                    {"detail": "Missing or wrong metrics token"},
+                    status_code=401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            body, content_type = exposition([QueueDepthCollector(res.queue.depth)])
+            return Response(body, media_type=content_type)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

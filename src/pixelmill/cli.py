@@ -45,8 +45,12 @@ def serve(
     import uvicorn
 
     from pixelmill.db.migrate import upgrade
+    from pixelmill.observability.logs import configure_logging
 
     settings = _settings()
+    if settings.metrics:
+        _metrics_dir(workers)
+    configure_logging(settings.log_format, settings.log_level)
     typer.echo(f"pixelmill: migrating the database ({settings.resolved_database_url})")
     upgrade(settings.resolved_database_url)
     base = settings.public_base_url or f"http://{host}:{port}"
@@ -64,14 +68,36 @@ pixelmill {_version()} on {base}  (database: {settings.resolved_database_url})
 pixelmill: loading the application (a few seconds); "Uvicorn running on" below means ready
 """
     )
+    json_logs = settings.log_format == "json"
     uvicorn.run(
         "pixelmill.asgi:app",
         host=host,
         port=port,
         workers=workers,
         proxy_headers=True,
-        log_level="info",
+        log_level=settings.log_level.lower(),
+        # JSON: our handler formats uvicorn's lines too, and the access line is the request
+        # middleware's (with route, status, duration and request id).
+        log_config=None if json_logs else uvicorn.config.LOGGING_CONFIG,
+        access_log=not json_logs,
     )
+
+
+def _metrics_dir(workers: int) -> None:
+    """Several worker processes share one ``PROMETHEUS_MULTIPROC_DIR`` (a fresh temporary
+    folder unless the operator named one), emptied of the last run's values before they
+    start."""
+    import os
+    import tempfile
+
+    from pixelmill.observability.multiproc import MULTIPROC_ENV, prepare_multiprocess_dir
+
+    folder = os.environ.get(MULTIPROC_ENV)
+    if not folder and workers > 1:
+        folder = tempfile.mkdtemp(prefix="pixelmill-metrics-")
+        os.environ[MULTIPROC_ENV] = folder
+    if folder:
+        prepare_multiprocess_dir(Path(folder))
 
 
 @app.command()
@@ -87,6 +113,9 @@ def worker(
     """Run a Celery worker (PIXELMILL_QUEUE=celery, PIXELMILL_REDIS_URL) for jobs and webhook
     deliveries, or for one lane (`--lane webhooks`: slow receivers never hold a job worker)."""
     from pixelmill.queue.base import LANES
+
+    if _settings().metrics:
+        _metrics_dir(1)  # before the metrics are first imported: a named folder starts empty
     from pixelmill.worker import run_worker
 
     lanes = tuple(lane or LANES)

@@ -240,6 +240,46 @@ class Settings(BaseSettings):
         "(ad layouts, video subtitles; a file there named as a DejaVu face replaces it)",
     )
 
+    metrics: bool = Field(
+        False,
+        description="expose Prometheus metrics: GET /metrics on the API, and a metrics port on "
+        "each `pixelmill worker` (docs/observability.md)",
+    )
+    metrics_token: str | None = Field(
+        None,
+        description="when set, /metrics and the worker's metrics port answer only "
+        "`Authorization: Bearer <this>` (401 otherwise)",
+    )
+    worker_metrics_host: str = Field(
+        "127.0.0.1",
+        description="the interface a worker's metrics port listens on (0.0.0.0 in a container "
+        "Prometheus scrapes from outside)",
+    )
+    worker_metrics_port: int = Field(
+        9808, ge=1, le=65535, description="the port a `pixelmill worker` serves /metrics on"
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="text, or json: one JSON object per line with time, level, logger, message "
+        "and the request's request_id, account_id, job_id, route, status, duration_ms",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="the lowest level logged"
+    )
+    worker_max_tasks_per_child: int | None = Field(
+        None,
+        ge=1,
+        description="a `pixelmill worker` runs its tasks in a child process that is replaced by "
+        "a fresh one after this many tasks (unset: never; bounds what a slow leak in a native "
+        "library can grow to)",
+    )
+    worker_max_memory_per_child_mb: int | None = Field(
+        None,
+        ge=64,
+        description="a `pixelmill worker`'s child process is replaced by a fresh one once its "
+        "resident memory is above this many MiB after a task (unset: never)",
+    )
+
     fault_kill_before_publish: bool = Field(
         False,
         description="FAULT INJECTION, for the multi-node tests only (refused in production): "

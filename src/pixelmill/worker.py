@@ -5,7 +5,14 @@ adapters see only task names."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
+import multiprocessing
+import multiprocessing.process
+import os
+import signal
+import threading
 from collections.abc import Callable
 from functools import partial
 
@@ -29,6 +36,14 @@ from pixelmill.marketing.ad_kinds import (
 from pixelmill.marketing.kinds import VideoKind
 from pixelmill.marketing.service import VIDEO_KIND
 from pixelmill.marketing.video import Voiceover
+from pixelmill.observability.logs import configure_logging
+from pixelmill.observability.metrics import (
+    QueueDepthCollector,
+    resident_bytes,
+    serve_metrics,
+    start_process_sampler,
+)
+from pixelmill.observability.tracing import setup_tracing
 from pixelmill.operations.catalog import CATALOG
 from pixelmill.operations.params import multi_image_engine_for
 from pixelmill.queue.base import LANES
@@ -138,19 +153,124 @@ def wire(res: Resources) -> Resources:
     return res
 
 
+RECYCLE_EXIT = 75
+"""The exit status of a worker child that stopped to be replaced (its task or memory limit)."""
+
+
 def run_worker(
     settings: Settings, concurrency: int | None = None, lanes: tuple[str, ...] = LANES
 ) -> None:
-    """Run a Celery worker for ``lanes`` in this process until it is stopped (``pixelmill
-    worker``)."""
+    """Run a Celery worker for ``lanes`` until it is stopped (``pixelmill worker``): in this
+    process, or, with ``PIXELMILL_WORKER_MAX_TASKS_PER_CHILD`` or
+    ``PIXELMILL_WORKER_MAX_MEMORY_PER_CHILD_MB`` set, in a child process replaced by a fresh
+    one each time it reaches a limit."""
+    configure_logging(settings.log_format, settings.log_level)
+    if settings.queue != "celery":
+        raise SystemExit("pixelmill worker needs PIXELMILL_QUEUE=celery")
+    recycle = settings.worker_max_tasks_per_child or settings.worker_max_memory_per_child_mb
+    if not recycle:
+        _work(settings, concurrency, lanes)
+        return
+    _supervise(settings, concurrency, lanes)
+
+
+def _supervise(settings: Settings, concurrency: int | None, lanes: tuple[str, ...]) -> None:
+    """Start a worker child, and a fresh one each time the last stopped to be recycled; a
+    SIGTERM or SIGINT here is passed to the child (a warm shutdown) and ends the loop."""
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing inherited
+    stopping = False
+    child: multiprocessing.process.BaseProcess | None = None
+
+    def forward(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        if child is not None and child.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child.pid, signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    while not stopping:
+        child = context.Process(
+            target=_child, args=(settings, concurrency, lanes), name="pixelmill-worker"
+        )
+        child.start()
+        child.join()
+        if stopping:
+            return
+        if child.exitcode != RECYCLE_EXIT:
+            raise SystemExit(f"the worker process {child.pid} stopped ({child.exitcode})")
+        log.info("worker process %s recycled; starting a fresh one", child.pid)
+
+
+def _child(settings: Settings, concurrency: int | None, lanes: tuple[str, ...]) -> None:
+    configure_logging(settings.log_format, settings.log_level)
+    recycled = threading.Event()
+    with contextlib.suppress(SystemExit):
+        _work(settings, concurrency, lanes, recycled)
+    if recycled.is_set():
+        raise SystemExit(RECYCLE_EXIT)
+
+
+def _work(
+    settings: Settings,
+    concurrency: int | None,
+    lanes: tuple[str, ...],
+    recycled: threading.Event | None = None,
+) -> None:
     from pixelmill.queue.celery import CeleryQueue  # only a worker process needs Celery loaded
 
+    setup_tracing("pixelmill-worker")
     res = wire(build_resources(settings))
     queue = res.queue
-    if not isinstance(queue, CeleryQueue):
-        raise SystemExit("pixelmill worker needs PIXELMILL_QUEUE=celery")
+    assert isinstance(queue, CeleryQueue)
+    if recycled is not None:
+        _recycle_after_limits(settings, recycled)
+    stop_metrics = None
+    if settings.metrics:
+        start_process_sampler()
+        stop_metrics = serve_metrics(
+            settings.worker_metrics_host,
+            settings.worker_metrics_port,
+            settings.metrics_token,
+            lambda: [QueueDepthCollector(queue.depth)],
+        )
     res.start()
     try:
         queue.work(concurrency or settings.job_workers, lanes)
     finally:
         res.close()
+        if stop_metrics is not None:
+            stop_metrics()
+
+
+def _recycle_after_limits(settings: Settings, recycled: threading.Event) -> None:
+    """After each task, check this process's limits; the first one reached starts a warm
+    shutdown (running tasks finish, nothing more is taken) and marks the process recycled."""
+    from celery.signals import task_postrun
+
+    max_tasks = settings.worker_max_tasks_per_child
+    max_bytes = (settings.worker_max_memory_per_child_mb or 0) * 1024 * 1024
+    done = itertools.count(1)
+    lock = threading.Lock()
+
+    def after_task(**_: object) -> None:
+        with lock:
+            count = next(done)
+            if recycled.is_set():
+                return
+            rss = resident_bytes(os.getpid())
+            why = (
+                f"{count} tasks"
+                if max_tasks is not None and count >= max_tasks
+                else f"{rss // (1024 * 1024)} MiB resident"
+                if max_bytes and rss > max_bytes
+                else None
+            )
+            if why is None:
+                return
+            recycled.set()
+        log.info("worker process %s is recycled after %s", os.getpid(), why)
+        os.kill(os.getpid(), signal.SIGTERM)  # Celery's warm shutdown
+
+    task_postrun.connect(after_task, weak=False)

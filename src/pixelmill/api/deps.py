@@ -103,6 +103,7 @@ async def _count(request: Request, resources: Resources, user: User) -> User:
     else:
         state = count()
     publish_limits(request, state)
+    request.state.account_id = user.id  # for the request's access log line
     return user
 
 

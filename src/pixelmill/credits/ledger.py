@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, func, select, update
@@ -25,6 +26,8 @@ from sqlalchemy.orm import Session
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import CreditLedgerEntry, CreditReservation, User
 from pixelmill.errors import InsufficientCredits, NotFound
+from pixelmill.observability.metrics import CREDITS_CHARGED, CREDITS_REFUNDED
+from pixelmill.queue.base import run_after_commit
 
 
 @dataclass(frozen=True)
@@ -117,9 +120,10 @@ def reserve(
     return Reservation(rid, user_id, amount)
 
 
-def capture(session: Session, reservation_id: str, amount: int) -> bool:
+def capture(session: Session, reservation_id: str, amount: int, operation: str = "other") -> bool:
     """Mark ``amount`` more of a held reservation as used. Returns False (and changes nothing)
-    if the reservation is already settled or the capture would exceed what was reserved."""
+    if the reservation is already settled or the capture would exceed what was reserved.
+    Once committed, ``amount`` counts in ``pixelmill_credits_charged_total{operation}``."""
     if amount < 0:
         raise ValueError("capture amount must not be negative")
     if amount == 0:
@@ -134,7 +138,10 @@ def capture(session: Session, reservation_id: str, amount: int) -> bool:
         .values(captured=CreditReservation.captured + amount)
         .returning(CreditReservation.id)
     ).first()
-    return result is not None
+    if result is None:
+        return False
+    run_after_commit(session, partial(CREDITS_CHARGED.labels(operation).inc, amount))
+    return True
 
 
 def release(session: Session, reservation_id: str) -> int:
@@ -172,6 +179,7 @@ def _settle_held(
             update(User).where(User.id == user_id).values(credits=User.credits + refund)
         )
         _add_entry(session, user_id, refund, "release", "unused credits returned", reservation_id)
+        run_after_commit(session, partial(CREDITS_REFUNDED.inc, refund))
     return Settlement(reservation_id, user_id, str(row[3]), row[4], refund)
 
 
@@ -187,9 +195,9 @@ def renew(session: Session, reservation_id: str) -> bool:
     return result is not None
 
 
-def settle(session: Session, reservation_id: str, used: int) -> int:
+def settle(session: Session, reservation_id: str, used: int, operation: str = "other") -> int:
     """Capture ``used`` credits and release the rest. Returns the credits actually kept."""
-    captured_ok = capture(session, reservation_id, used)
+    captured_ok = capture(session, reservation_id, used, operation)
     release(session, reservation_id)
     return used if captured_ok else 0
 

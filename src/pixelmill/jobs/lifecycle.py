@@ -20,6 +20,8 @@ from sqlalchemy.orm import Session
 
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Batch, Job
+from pixelmill.observability.metrics import JOBS
+from pixelmill.queue.base import run_after_commit
 
 PENDING = "pending"
 QUEUED = "queued"
@@ -79,9 +81,13 @@ def move_job(
     if target in TERMINAL:
         values.setdefault("completed_at", now)
     result = session.execute(
-        stmt.values(status=target, updated_at=now, **values).returning(Job.id)
+        stmt.values(status=target, updated_at=now, **values).returning(Job.kind)
     ).first()
-    return result is not None
+    if result is None:
+        return False
+    if target in TERMINAL:  # counted once the move is committed
+        run_after_commit(session, JOBS.labels(str(result[0]), target).inc)
+    return True
 
 
 def move_batch(

@@ -40,6 +40,9 @@ from pixelmill.imaging import (
 )
 from pixelmill.jobs import service
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
+from pixelmill.observability.logs import job_context, run_operation
+from pixelmill.observability.metrics import OPERATION_DURATION
+from pixelmill.observability.tracing import traced, tracer
 from pixelmill.storage import ObjectStorage
 
 log = logging.getLogger("pixelmill.jobs")
@@ -101,6 +104,13 @@ class JobRunner:
     def run(self, job_id: str) -> str | None:
         """Returns the job's final status, or None when this delivery had nothing to do
         (already claimed, finished, or taken over)."""
+        with job_context(job_id), tracer.start_as_current_span("job", attributes={"job": job_id}):
+            status = self._run(job_id)
+            if status is not None:
+                log.info("job %s %s", job_id, status)
+            return status
+
+    def _run(self, job_id: str) -> str | None:
         with self.backends.db.transaction() as session:
             claim = service.claim(session, job_id, self.lease_seconds)
         if claim is None:
@@ -129,18 +139,28 @@ class JobRunner:
         with self.backends.db.transaction() as session:
             return service.finish(session, self.backends, claim, error, reason=reason)
 
-    def _render(self, kind: JobKind, item: Planned) -> Rendered:
+    def _render(self, kind: JobKind, item: Planned, claim: Claim) -> Rendered:
+        started = time.perf_counter()
         if isinstance(item, PlannedFile):
-            file = item.render()
+            file = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
+            self._observe(kind, claim, started)
             key = f"results/{uuid.uuid4().hex}.{file.extension}"
             self.results.put(key, file.content, file.content_type)
             return Rendered(item.position, item.label, file, key, file.content, item.price)
-        output = item.render()
+        output = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
+        self._observe(kind, claim, started)
         fmt = kind.result_format
         data = encode_image(output.pixels, fmt, RESULT_QUALITY)
         key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"
         self.results.put(key, data, content_type(fmt))
         return Rendered(item.position, item.label, output, key, data, item.price)
+
+    @staticmethod
+    def _observe(kind: JobKind, claim: Claim, started: float) -> None:
+        """One output's render time in ``pixelmill_operation_duration_seconds``, under the
+        job's kind and the kind's engine (when it has one)."""
+        engine = getattr(getattr(kind, "engine", None), "name", None) or claim.kind
+        OPERATION_DURATION.labels(claim.kind, str(engine)).observe(time.perf_counter() - started)
 
     @contextmanager
     def _heartbeat(self, claim: Claim) -> Iterator[CancelToken]:
@@ -209,7 +229,7 @@ class JobRunner:
             if lost.cancelled:
                 return None  # cancelled: whoever cancelled settled the job
             try:
-                rendered = self._render(kind, item)
+                rendered = self._render(kind, item, claim)
             except Exception as exc:
                 if lost.cancelled or cancelled_by(exc):
                     # The job was cancelled (whoever cancelled it settled it), or the server

@@ -277,7 +277,7 @@ def record_result(
         progress_completed=Job.progress_completed + 1,
         credits_used=Job.credits_used + price,
     )
-    if not ledger.capture(session, claim.reservation_id, price):
+    if not ledger.capture(session, claim.reservation_id, price, claim.kind):
         raise LostClaim(claim.job_id)
     session.add(JobResult(job_id=claim.job_id, position=position, scene=scene, key=key))
     if claim.batch_id is not None:

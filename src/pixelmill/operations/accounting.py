@@ -125,7 +125,9 @@ class Accounting:
         (402 when the balance no longer covers it, the run then recorded as failed)."""
         with self.db.transaction() as session:
             if charge.reservation_id is not None:
-                captured = ledger.capture(session, charge.reservation_id, charge.price)
+                captured = ledger.capture(
+                    session, charge.reservation_id, charge.price, charge.operation
+                )
                 ledger.release(session, charge.reservation_id)
                 if not captured:
                     log.warning(
@@ -139,7 +141,7 @@ class Accounting:
                         SYNC_PURPOSE_PREFIX + charge.operation,
                         context=_context(charge),
                     )
-                    ledger.settle(session, again.id, charge.price)
+                    ledger.settle(session, again.id, charge.price, charge.operation)
             _record(
                 session,
                 charge,

@@ -40,6 +40,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pixelmill.errors import ServerBusy
+from pixelmill.observability.http import ROUTE_KEY
+from pixelmill.observability.metrics import ADMISSION_REJECTED
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +223,7 @@ class Admission:
 
     def _busy(self, why: str) -> ServerBusy:
         # Called with the lock held. The time until the queue ahead would have drained.
+        ADMISSION_REJECTED.inc()
         ahead = (len(self._waiters) + self.active) / self.slots
         retry = min(MAX_RETRY_AFTER_S, max(1, math.ceil(ahead * self._seconds_per_request)))
         return ServerBusy(
@@ -257,6 +260,7 @@ class RefuseWhenFull:
             await self.app(scope, receive, send)
             return
         busy = self.admission.refuse("the queue is full")
+        scope[ROUTE_KEY] = scope["path"]  # one of the routes' own templates (no parameters)
         while True:
             message = await receive()
             if message["type"] != "http.request" or not message.get("more_body", False):

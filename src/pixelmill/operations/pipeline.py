@@ -14,6 +14,7 @@ parameter costs nothing) and are released if anything after the reservation fail
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,9 @@ from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine, EngineError, EngineInputs, ImageArray
 from pixelmill.errors import AppError, InvalidInput
 from pixelmill.imaging import DecodedImage, ImageInputError, OutputFormat
+from pixelmill.observability.logs import run_operation
+from pixelmill.observability.metrics import OPERATION_DURATION
+from pixelmill.observability.tracing import traced
 from pixelmill.operations.accounting import Accounting, Charge
 from pixelmill.operations.admission import Admission, trim_memory, tune_allocator
 from pixelmill.operations.catalog import CATALOG, Operation
@@ -191,9 +195,21 @@ class Pipeline:
             # stored, however long that takes; only a dead process stops renewing it.
             async with self.accounting.keep_alive(charge):
                 await asyncio.to_thread(engine.load)
-                result = await asyncio.get_running_loop().run_in_executor(
-                    self.cpu, engine.run, EngineInputs(decoded.pixels, extras), parsed
+                ran = time.perf_counter()
+                work = partial(
+                    traced,
+                    f"engine {engine.name}",
+                    run_operation,
+                    op.name,
+                    engine.run,
+                    EngineInputs(decoded.pixels, extras),
+                    parsed,
                 )
+                # In the request's context (its request id and trace) on the pool's thread.
+                result = await asyncio.get_running_loop().run_in_executor(
+                    self.cpu, contextvars.copy_context().run, work
+                )
+                OPERATION_DURATION.labels(op.name, engine.name).observe(time.perf_counter() - ran)
                 fmt = choose_output_format(op.default_format, decoded, result, output_format)
                 stored, primary_bytes = await self.results.store(result, fmt, quality, base_url)
                 if delivery is not None:

@@ -35,6 +35,8 @@ from tenacity import (
 )
 
 from pixelmill.cancel import CancelToken, WorkCancelled
+from pixelmill.observability.logs import operation_var
+from pixelmill.observability.metrics import OTHER, PROVIDER_REQUESTS
 
 log = logging.getLogger("pixelmill.providers")
 
@@ -219,6 +221,29 @@ class ProviderHttp:
         of ``cancel`` while the request is in flight closes its connection at once
         (:class:`Cancelled`) instead of waiting for the answer."""
         url = path_or_url if isinstance(path_or_url, httpx.URL) else self.url(path_or_url)
+        outcome = "failed"
+        try:
+            response = self._request(method, url, cancel, abortable, **kwargs)
+            outcome = "ok"
+            return response
+        except Cancelled:
+            outcome = "cancelled"
+            raise
+        except ProviderFailure as exc:
+            outcome = "unavailable" if exc.unavailable else "failed"
+            raise
+        finally:
+            operation = operation_var.get() or OTHER
+            PROVIDER_REQUESTS.labels(self.provider, operation, outcome).inc()
+
+    def _request(
+        self,
+        method: str,
+        url: httpx.URL,
+        cancel: CancelToken | None,
+        abortable: bool,
+        **kwargs: Any,
+    ) -> httpx.Response:
         for attempt in self._retrying(cancel):
             with attempt:
                 if cancel is not None and cancel.cancelled:

@@ -37,6 +37,10 @@ class TaskQueue(Protocol):
 
     def close(self) -> None: ...
 
+    def depth(self) -> dict[str, int]:
+        """Tasks waiting for a worker, by lane (``pixelmill_queue_depth``)."""
+        ...
+
 
 def run_after_commit(session: Session, fn: Callable[[], None]) -> None:
     """Call ``fn`` once ``session`` commits; forget it if the session rolls back."""

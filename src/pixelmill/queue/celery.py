@@ -15,10 +15,15 @@ import socket
 from collections.abc import Iterable
 from typing import Any
 
+import redis
 from celery import Celery
 
 from pixelmill.config import Settings
+from pixelmill.observability.logs import request_id_var
 from pixelmill.queue.base import LANES, TaskRunner, lane_of
+
+REQUEST_ID_HEADER = "pixelmill_request_id"
+"""The message header carrying the enqueuing request's id to the worker."""
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -29,6 +34,9 @@ def make_celery(settings: Settings) -> Celery:
         worker_prefetch_multiplier=1,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
+        # Log records go to the process's own handler (PIXELMILL_LOG_FORMAT); a stderr
+        # replaced by Celery's logging proxy would swallow them.
+        worker_redirect_stdouts=False,
         task_default_queue=settings.celery_queue,
         # Webhook deliveries have a queue of their own (lane_of), so workers can be given to
         # each lane (`pixelmill worker --lane`) and a slow receiver never delays a job.
@@ -48,6 +56,7 @@ class CeleryQueue:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.app = make_celery(settings)
+        self._redis: redis.Redis | None = None
 
     def bind(self, runner: TaskRunner, task_names: Iterable[str]) -> None:
         """Register the named tasks on this app (used by the worker process)."""
@@ -55,10 +64,16 @@ class CeleryQueue:
             self._register(task_name, runner)
 
     def _register(self, task_name: str, runner: TaskRunner) -> None:
-        def run(*args: str) -> None:
-            runner(task_name, tuple(args))
+        def run(task: Any, *args: str) -> None:
+            # The id of the request that enqueued the task (a message header) goes into the
+            # task's log lines.
+            token = request_id_var.set(getattr(task.request, REQUEST_ID_HEADER, None))
+            try:
+                runner(task_name, tuple(args))
+            finally:
+                request_id_var.reset(token)
 
-        self.app.task(name=task_name, ignore_result=True)(run)
+        self.app.task(name=task_name, ignore_result=True, bind=True)(run)
 
     def enqueue(self, task: str, *args: str, delay: float = 0.0) -> None:
         if self.settings.fault_kill_before_publish and lane_of(task) == "jobs":
@@ -66,11 +81,25 @@ class CeleryQueue:
             # enqueue runs after the job's commit; die here, before the publish.
             os.kill(os.getpid(), signal.SIGKILL)
         options: dict[str, Any] = {}
+        request_id = request_id_var.get()
+        if request_id:
+            options["headers"] = {REQUEST_ID_HEADER: request_id}
         if delay > 0:
             options["countdown"] = delay
         self.app.send_task(task, args=list(args), **options)
 
+    def depth(self) -> dict[str, int]:
+        """Messages waiting in each lane's Redis list (kombu keeps a queue as a list named
+        after it)."""
+        if self._redis is None:
+            self._redis = redis.Redis.from_url(
+                self.settings.redis_url or "", socket_timeout=1, socket_connect_timeout=1
+            )
+        return {lane: int(self._redis.llen(lane_queue(self.settings, lane))) for lane in LANES}
+
     def close(self) -> None:
+        if self._redis is not None:
+            self._redis.close()
         self.app.close()
 
     def work(self, concurrency: int, lanes: Iterable[str] = LANES) -> None:
