@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from pixelmill.engines.avatar.person import find_person
 from pixelmill.engines.base import EngineInputs, OutputImage
-from pixelmill.engines.runtime.hosted import HostedMultiImage, fit_portrait, person_gate
+from pixelmill.engines.runtime.hosted import HostedMultiImage, OutputCall, fit_portrait, person_gate
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, png_bytes
 
 NEGATIVE = "cropped feet, cut-off head, extra limbs, deformed hands, text, watermark, blurry"
@@ -46,18 +46,10 @@ class _HostedAvatar(HostedMultiImage):
     def _method(self) -> str:
         return f"{super()._method()}: {self.kind}, checked to show a person"
 
-    def _one(
-        self,
-        inputs: EngineInputs,
-        params: BaseModel,
-        position: int,
-        label: str,
-        prepared: Any,
-        seed: int,
-    ) -> OutputImage:
-        height = int(getattr(params, "height", 1024))
-        prompt = self._prompt(params)
-        data = self._paint(inputs, prompt, seed, height)
+    def _one(self, call: OutputCall) -> OutputImage:
+        height = int(getattr(call.params, "height", 1024))
+        prompt = self._prompt(call.params)
+        data = self._paint(call.inputs, prompt, call.seed, height)
         decoded = decode_output(data, self.route.provider, self.backends.max_pixels)
         pixels = fit_portrait(decoded, height)
         facts: dict[str, Any] = {
@@ -65,9 +57,9 @@ class _HostedAvatar(HostedMultiImage):
             "attributes": {"prompt": prompt},
             "gender": "unspecified",
             "provider": self.route.label,
-            "seed": seed,
+            "seed": call.seed,
         }
-        return OutputImage(pixels, label=f"avatar {position + 1}", data=facts)
+        return OutputImage(pixels, label=f"avatar {call.position + 1}", data=facts)
 
     def _comfy_values(self, prompt: str, seed: int, height: int) -> dict[str, Any]:
         width = round(height * 3 / 4)

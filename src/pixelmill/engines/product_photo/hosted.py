@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from pixelmill.categories import normalise_category
 from pixelmill.engines.base import EngineError, EngineInputs, ImageArray, OutputImage
-from pixelmill.engines.runtime.hosted import HostedMultiImage, fit_portrait, person_gate
+from pixelmill.engines.runtime.hosted import HostedMultiImage, OutputCall, fit_portrait, person_gate
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, png_bytes
 
 NEGATIVE = "distorted product, wrong label, extra hands, deformed fingers, text, watermark"
@@ -51,19 +51,11 @@ class ProductPhotoHosted(HostedMultiImage):
     def _facts(self, params: BaseModel) -> dict[str, Any]:
         return {"category": normalise_category(str(getattr(params, "category", "other")))}
 
-    def _one(
-        self,
-        inputs: EngineInputs,
-        params: BaseModel,
-        position: int,
-        label: str,
-        prepared: Any,
-        seed: int,
-    ) -> OutputImage:
-        size = int(getattr(params, "size", 1024))
-        prompt = self._prompt(params)
-        person = png_bytes(inputs.image[..., :3], IMAGE_SIDE)
-        product = png_bytes(prepared, IMAGE_SIDE)
+    def _one(self, call: OutputCall) -> OutputImage:
+        size = int(getattr(call.params, "size", 1024))
+        prompt = self._prompt(call.params)
+        person = png_bytes(call.inputs.image[..., :3], IMAGE_SIDE)
+        product = png_bytes(call.prepared, IMAGE_SIDE)
         if self.route.provider == "openai":
             data = self.backends.get_openai().edit_image(
                 self.route.model,
@@ -78,12 +70,12 @@ class ProductPhotoHosted(HostedMultiImage):
                     "input_image_1": person,
                     "input_image_2": product,
                     "prompt": prompt,
-                    "seed": seed,
+                    "seed": call.seed,
                     "aspect_ratio": "3:4",
                 }
             )
         else:
-            values = {"prompt": prompt, "negative_prompt": NEGATIVE, "seed": seed}
+            values = {"prompt": prompt, "negative_prompt": NEGATIVE, "seed": call.seed}
             size_values = {"width": round(size * 3 / 4), "height": size}
             data = self._comfyui({"image": person, "product": product}, values | size_values)
         decoded = decode_output(data, self.route.provider, self.backends.max_pixels)
@@ -91,7 +83,7 @@ class ProductPhotoHosted(HostedMultiImage):
         facts = {
             "landmarks": person_gate(pixels, self.route.provider),
             "provider": self.route.label,
-            "seed": seed,
+            "seed": call.seed,
             "prompt": prompt,
         }
-        return OutputImage(pixels, label=f"product photo {position + 1}", data=facts)
+        return OutputImage(pixels, label=f"product photo {call.position + 1}", data=facts)

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import cv2
 import numpy as np
@@ -251,6 +251,18 @@ def person_gate(pixels: ImageArray, provider: str) -> dict[str, list[float]]:
     return {name: [round(x / k, 2), round(y / k, 2)] for name, (x, y) in seen.landmarks.items()}
 
 
+class OutputCall(NamedTuple):
+    """One output of a multi-image call: the call's inputs and parameters, the output's place
+    and label, the call's shared preparation and the output's seed."""
+
+    inputs: EngineInputs
+    params: BaseModel
+    position: int
+    label: str
+    prepared: Any
+    seed: int
+
+
 class HostedMultiImage(HostedEngine):
     """A multi-image engine at a provider (scenes, avatars, try-on): one provider run per
     output. ``plan`` prepares once (:meth:`_prepare`) and plans one output per position, each
@@ -266,15 +278,8 @@ class HostedMultiImage(HostedEngine):
         count = int(getattr(params, "num_outputs", 1))
         return [f"{self.route.operation} {i + 1}" for i in range(count)]
 
-    def _one(
-        self,
-        inputs: EngineInputs,
-        params: BaseModel,
-        position: int,
-        label: str,
-        prepared: Any,
-        seed: int,
-    ) -> OutputImage:
+    def _one(self, call: OutputCall) -> OutputImage:
+        """One output at the provider, gated by the subclass (a person, say)."""
         raise NotImplementedError
 
     def _method(self) -> str:
@@ -304,7 +309,9 @@ class HostedMultiImage(HostedEngine):
         prepared = self._prepare(inputs, params)
         labels = self._labels(inputs, params)
         images = [
-            self._checked(self._one(inputs, params, i, lab, prepared, self._seed(params, i)))
+            self._checked(
+                self._one(OutputCall(inputs, params, i, lab, prepared, self._seed(params, i)))
+            )
             for i, lab in enumerate(labels)
         ]
         h, w = images[0].pixels.shape[:2]
@@ -338,17 +345,15 @@ class HostedMultiImage(HostedEngine):
         prepared: Any,
         offline: Lazy[list[PlannedImage]],
     ) -> OutputImage:
-        seed = self._seed(params, position)
+        call = OutputCall(inputs, params, position, label, prepared, self._seed(params, position))
         started = time.perf_counter()
         try:
             with collecting() as usage:
                 try:
-                    out = self._one(inputs, params, position, label, prepared, seed)
-                    out = self._checked(out)
+                    out = self._checked(self._one(call))
                 except OutputRejected as exc:  # one more try, on another seed
                     log.info("%s: %s, trying again: %s", self.route.operation, label, exc)
-                    out = self._one(inputs, params, position, label, prepared, seed + RESEED)
-                    out = self._checked(out)
+                    out = self._checked(self._one(call._replace(seed=call.seed + RESEED)))
             spent = {"provider": self.route.label, **usage}
             spent["provider_s"] = round(time.perf_counter() - started, 3)
             return OutputImage(

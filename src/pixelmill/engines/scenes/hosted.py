@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from pixelmill.categories import normalise_category
 from pixelmill.engines.base import EngineInputs, ImageArray, OutputImage
-from pixelmill.engines.runtime.hosted import HostedMultiImage
+from pixelmill.engines.runtime.hosted import HostedMultiImage, OutputCall
 from pixelmill.engines.runtime.layers import (
     Layer,
     coverage,
@@ -131,24 +131,16 @@ class ScenesHosted(HostedMultiImage):
             "product's own pixels pasted back over it with a contact shadow"
         )
 
-    def _one(
-        self,
-        inputs: EngineInputs,
-        params: BaseModel,
-        position: int,
-        label: str,
-        prepared: Any,
-        seed: int,
-    ) -> OutputImage:
-        size = int(getattr(params, "size", 1024))
-        scene_seed = int(getattr(params, "seed", 0) or 0)
-        category = normalise_category(str(getattr(params, "category", "other")))
-        request = scene_request(prepared.subject, label, category, scene_seed, size)
-        data = self._paint(request, seed, size)
+    def _one(self, call: OutputCall) -> OutputImage:
+        size = int(getattr(call.params, "size", 1024))
+        scene_seed = int(getattr(call.params, "seed", 0) or 0)
+        category = normalise_category(str(getattr(call.params, "category", "other")))
+        request = scene_request(call.prepared.subject, call.label, category, scene_seed, size)
+        data = self._paint(request, call.seed, size)
         painted = square(decode_output(data, self.route.provider, self.backends.max_pixels), size)
-        pixels = product_back(painted, request, scene_spec(label).shadow)
-        facts = {"provider": self.route.label, "seed": seed, "prompt": request.prompt}
-        return OutputImage(pixels, label=label, data={**facts, "cutout": prepared.how})
+        pixels = product_back(painted, request, scene_spec(call.label).shadow)
+        facts = {"provider": self.route.label, "seed": call.seed, "prompt": request.prompt}
+        return OutputImage(pixels, label=call.label, data={**facts, "cutout": call.prepared.how})
 
     def _paint(self, request: Request, seed: int, size: int) -> bytes:
         image = png_bytes(request.image)

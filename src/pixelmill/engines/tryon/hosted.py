@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pixelmill.engines.base import EngineError, EngineInputs, ImageArray, OutputImage
-from pixelmill.engines.runtime.hosted import HostedMultiImage
+from pixelmill.engines.runtime.hosted import HostedMultiImage, OutputCall
 from pixelmill.providers.media import IMAGE_SIDE, decode_output, png_bytes
 
 
@@ -34,29 +34,31 @@ class TryOnHosted(HostedMultiImage):
     def _facts(self, params: BaseModel) -> dict[str, Any]:
         return {"category": getattr(params, "category", None)}
 
-    def _one(
-        self,
-        inputs: EngineInputs,
-        params: BaseModel,
-        position: int,
-        label: str,
-        prepared: Any,
-        seed: int,
-    ) -> OutputImage:
-        description = getattr(params, "prompt", None) or str(getattr(params, "category", ""))
-        person, cloth = png_bytes(inputs.image, IMAGE_SIDE), png_bytes(prepared, IMAGE_SIDE)
+    def _one(self, call: OutputCall) -> OutputImage:
+        description = getattr(call.params, "prompt", None) or str(
+            getattr(call.params, "category", "")
+        )
+        person, cloth = (
+            png_bytes(call.inputs.image, IMAGE_SIDE),
+            png_bytes(call.prepared, IMAGE_SIDE),
+        )
         if self.route.provider == "replicate":
             data = self._replicate(
-                {"human_img": person, "garm_img": cloth, "garment_des": description, "seed": seed}
+                {
+                    "human_img": person,
+                    "garm_img": cloth,
+                    "garment_des": description,
+                    "seed": call.seed,
+                }
             )
         else:
             data = self._comfyui(
                 {"image": person, "garment": cloth},
-                {"prompt": description, "negative_prompt": "", "seed": seed},
+                {"prompt": description, "negative_prompt": "", "seed": call.seed},
             )
         pixels = decode_output(data, self.route.provider, self.backends.max_pixels)
         return OutputImage(
             pixels[..., :3] if pixels.shape[2] == 4 else pixels,
-            label=f"tryon {position + 1}",
-            data={"provider": self.route.label, "seed": seed},
+            label=f"tryon {call.position + 1}",
+            data={"provider": self.route.label, "seed": call.seed},
         )
