@@ -28,7 +28,11 @@ RUN /opt/pixelmill/bin/pip install -r requirements/runtime.txt \
  && /opt/pixelmill/bin/pip install --no-deps -r requirements/nodeps.txt
 COPY pyproject.toml README.md ./
 COPY src ./src
-RUN /opt/pixelmill/bin/pip install --no-deps . \
+RUN /opt/pixelmill/bin/pip install --no-deps .
+# The light client (`pixelmill-client`, the README's CLI), as scripts/bootstrap installs it.
+COPY clients/python/pyproject.toml clients/python/README.md ./clients/python/
+COPY clients/python/src ./clients/python/src
+RUN /opt/pixelmill/bin/pip install ./clients/python \
  && /opt/pixelmill/bin/python -m compileall -q /opt/pixelmill/lib
 
 # ---- runtime ------------------------------------------------------------------------------

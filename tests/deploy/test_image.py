@@ -135,6 +135,7 @@ def test_the_image_pip_installs_what_bootstrap_installs_in_the_same_order() -> N
         Install("-r requirements/runtime.txt", False),
         Install("-r requirements/nodeps.txt", True),
         Install(".", True),
+        Install("./clients/python", False),
     ], "scripts/bootstrap changed: update the Dockerfile, then this list"
     assert dockerfile_installs() == installs
 

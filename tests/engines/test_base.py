@@ -97,6 +97,9 @@ def default_params(name: str) -> dict[str, object]:
         "replace_background": {"prompt": "marble"},
         "tryon": {"category": "clothing"},  # try-on validates that it is a garment
         "product_text": {"title": "Stoneware mug"},  # copy starts from the product's title
+        "ad_copy": {"name": "Trail Bottle 750 ml"},  # ad copy starts from the page's name
+        "speech": {"text": "Hello."},
+        "video": {"script": "Hello."},
     }
     return required.get(name, {})
 

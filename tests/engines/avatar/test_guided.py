@@ -242,7 +242,7 @@ def test_the_gallery_has_at_least_eight_stable_models_that_render() -> None:
 
 def test_params_bounds() -> None:
     with pytest.raises(ValueError):
-        GuidedAvatarParams(num_outputs=9)
+        GuidedAvatarParams(num_outputs=31)  # the interface's limit is 30 per call
     with pytest.raises(ValueError):
         GuidedAvatarParams(height=100)
     with pytest.raises(ValueError):
