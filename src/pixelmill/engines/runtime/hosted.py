@@ -227,17 +227,27 @@ class OutputRejected(ProviderFailure):
     once more on another seed, then handled as any provider failure."""
 
 
-def fit_portrait(pixels: ImageArray, height: int) -> ImageArray:
-    """The centre 3:4 crop of a provider's picture (RGB) at ``height`` × ``3/4·height``, the
-    frame of every person-shaped output (avatars, product photos)."""
+def fit_frame(pixels: ImageArray, width: int, height: int) -> ImageArray:
+    """The centre crop of a provider's picture (RGB) at the frame's aspect, scaled to
+    ``width`` × ``height`` (a scene's square, an avatar's 3:4)."""
     rgb = pixels[..., :3]
     h, w = rgb.shape[:2]
-    cw, ch = (w, round(w * 4 / 3)) if w * 4 <= h * 3 else (round(h * 3 / 4), h)
+    if w * height > h * width:  # wider than the frame: keep the full height
+        cw, ch = round(h * width / height), h
+    else:
+        cw, ch = w, round(w * height / width)
     y, x = (h - ch) // 2, (w - cw) // 2
     crop = np.ascontiguousarray(rgb[y : y + ch, x : x + cw])
+    if (cw, ch) == (width, height):
+        return crop
     interp = cv2.INTER_AREA if ch > height else cv2.INTER_CUBIC
-    size = (round(height * 3 / 4), height)
-    return np.asarray(cv2.resize(crop, size, interpolation=interp), dtype=np.uint8)
+    return np.asarray(cv2.resize(crop, (width, height), interpolation=interp), dtype=np.uint8)
+
+
+def fit_portrait(pixels: ImageArray, height: int) -> ImageArray:
+    """:func:`fit_frame` at ``3/4·height`` × ``height``: every person-shaped output (avatars,
+    product photos)."""
+    return fit_frame(pixels, round(height * 3 / 4), height)
 
 
 def person_gate(pixels: ImageArray, provider: str) -> dict[str, list[float]]:

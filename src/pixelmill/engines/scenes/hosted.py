@@ -23,13 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 from pydantic import BaseModel
 
 from pixelmill.categories import normalise_category
 from pixelmill.engines.base import EngineInputs, ImageArray, OutputImage
-from pixelmill.engines.runtime.hosted import HostedMultiImage, OutputCall
+from pixelmill.engines.runtime.hosted import HostedMultiImage, OutputCall, fit_frame
 from pixelmill.engines.runtime.layers import (
     Layer,
     coverage,
@@ -84,19 +83,6 @@ def scene_request(subject: ImageArray, scene: str, category: str, seed: int, siz
     return Request(to_uint8_rounded(canvas), coverage((size, size), layer) > 0.5, prompt, layer)
 
 
-def square(pixels: ImageArray, size: int) -> ImageArray:
-    """The centre square of ``pixels`` (RGB) at ``size`` × ``size``."""
-    rgb = pixels[..., :3]
-    h, w = rgb.shape[:2]
-    side = min(h, w)
-    y, x = (h - side) // 2, (w - side) // 2
-    crop = np.ascontiguousarray(rgb[y : y + side, x : x + side])
-    if side == size:
-        return crop
-    interp = cv2.INTER_AREA if side > size else cv2.INTER_CUBIC
-    return np.asarray(cv2.resize(crop, (size, size), interpolation=interp), dtype=np.uint8)
-
-
 def product_back(painted: ImageArray, request: Request, shadow: str) -> ImageArray:
     """The model's picture with a shadow under the product and the product's own pixels on
     top (exact wherever the cut-out is opaque)."""
@@ -137,7 +123,9 @@ class ScenesHosted(HostedMultiImage):
         category = normalise_category(str(getattr(call.params, "category", "other")))
         request = scene_request(call.prepared.subject, call.label, category, scene_seed, size)
         data = self._paint(request, call.seed, size)
-        painted = square(decode_output(data, self.route.provider, self.backends.max_pixels), size)
+        painted = fit_frame(
+            decode_output(data, self.route.provider, self.backends.max_pixels), size, size
+        )
         pixels = product_back(painted, request, scene_spec(call.label).shadow)
         facts = {"provider": self.route.label, "seed": call.seed, "prompt": request.prompt}
         return OutputImage(pixels, label=call.label, data={**facts, "cutout": call.prepared.how})
