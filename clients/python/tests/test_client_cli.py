@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from PIL import Image
 from tests.support.credits import balance_of
 from tests.support.images import jpeg_bytes, png_bytes
+from tests.support.waiting import wait_until
 
 from client_harness import Live
 from pixelmill_client.cli import main
@@ -275,3 +277,41 @@ def test_jobs_cancel(live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[s
     # Cancelling an ended job is refused (409: exit code 1).
     code, _ = run_cli(live, acct.api_key, "jobs", "cancel", job["job_id"], capsys=capsys)
     assert code == 1
+
+
+def test_a_refused_tryon_removes_the_product_it_uploaded(
+    live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``generate tryon FILE`` uploads the garment as ``clothing`` unless ``--category`` says
+    otherwise; a try-on the server refuses (a non-clothing product) leaves no orphan product
+    behind and charges nothing."""
+    acct = live.account(credits=10)
+    headers = {"Authorization": f"Bearer {acct.api_key}"}
+    with httpx.Client(base_url=live.url, headers=headers, timeout=60) as http:
+        job_id = http.post(
+            "/api/v2/generate/avatar", json={"prompt": "a woman with short black hair"}
+        ).json()["job_id"]
+
+        def done() -> dict[str, Any] | None:
+            body: dict[str, Any] = http.get(f"/api/v2/jobs/avatar/{job_id}").json()
+            return body if body["status"] in ("completed", "failed") else None
+
+        avatar = wait_until(done, timeout=120, interval=0.2)["avatars"][0]["uuid"]
+        before = balance_of(live.resources, acct.id)
+        garment = tmp_path / "lamp.png"
+        garment.write_bytes(png_bytes(200, 150))
+        code, body = run_cli(
+            live, acct.api_key, "generate", "tryon", avatar, str(garment), "--num", "1",
+            "--category", "furniture", capsys=capsys,
+        )  # fmt: skip
+        assert code != 0 and body is not None and "clothing" in json.dumps(body)
+        assert http.get("/api/v2/products").json() == []
+        assert balance_of(live.resources, acct.id) == before
+        # the default category is clothing: the same call without it is accepted
+        code, created = run_cli(
+            live, acct.api_key, "generate", "tryon", avatar, str(garment), "--num", "1",
+            capsys=capsys,
+        )  # fmt: skip
+        assert code == 0 and created["job_id"], created
+        products = http.get("/api/v2/products").json()
+        assert [p["category"] for p in products] == ["clothing"]

@@ -546,14 +546,14 @@ async def cmd_history(client: AsyncClient, args: argparse.Namespace) -> int:
 
 async def product_uuid_for(
     client: AsyncClient, value: str, category: str | None, announce: bool
-) -> str:
-    """A product UUID, or a local file uploaded first."""
+) -> tuple[str, bool]:
+    """A product UUID, or a local file uploaded first; and whether it was uploaded here."""
     if await asyncio.to_thread(Path(value).is_file):
         product = await client.upload_product(value, category=category)
         if announce:
             err.print(f"uploaded {value} as product {product.uuid}")
-        return product.uuid
-    return value
+        return product.uuid, True
+    return value, False
 
 
 VIDEO_CREDITS = 50
@@ -687,7 +687,7 @@ async def cmd_generate(client: AsyncClient, args: argparse.Namespace) -> int:
                 idempotency_key=key,
             )
         else:
-            uuid = await product_uuid_for(client, args.product, args.category, not args.json)
+            uuid, _ = await product_uuid_for(client, args.product, args.category, not args.json)
             created = await client.generate_scenes(
                 uuid,
                 args.num,
@@ -696,16 +696,23 @@ async def cmd_generate(client: AsyncClient, args: argparse.Namespace) -> int:
                 idempotency_key=key,
             )
     elif kind in ("product-photo", "tryon"):
-        uuid = await product_uuid_for(client, args.product, None, not args.json)
-        created = await client.generate_product_photo(
-            args.avatar,
-            uuid,
-            args.num,
-            prompt=args.prompt,
-            webhook_url=args.webhook_url,
-            idempotency_key=key,
-            tryon=kind == "tryon",
-        )
+        uuid, uploaded = await product_uuid_for(client, args.product, args.category, not args.json)
+        try:
+            created = await client.generate_product_photo(
+                args.avatar,
+                uuid,
+                args.num,
+                prompt=args.prompt,
+                webhook_url=args.webhook_url,
+                idempotency_key=key,
+                tryon=kind == "tryon",
+            )
+        except PixelmillError:
+            if uploaded:  # refused: the product uploaded for it goes too
+                await client.delete_product(uuid)
+                if not args.json:
+                    err.print(f"removed product {uuid}, uploaded for the refused job")
+            raise
     else:  # avatar
         if not args.prompt and not args.reference:
             raise UsageError("generate avatar needs --prompt or --reference IMAGE")
@@ -953,7 +960,16 @@ def build_parser() -> Parser:
         g.add_argument("-n", "--num", type=positive, default=default, help=f"images ({default})")
         if kind == "scenes":
             g.add_argument("--category", help="product category")
-        else:
+        elif kind in ("product-photo", "tryon"):
+            default_category = "clothing" if kind == "tryon" else None
+            g.add_argument(
+                "--category",
+                default=default_category,
+                help="the product's category when a file is uploaded ("
+                + ("clothing: try-on takes clothing" if default_category else "measured")
+                + ")",
+            )
+        if kind != "scenes":
             g.add_argument("--prompt", help="steers the result")
         if kind == "avatar":
             g.add_argument("--reference", help="a photo of a person (file or URL)")

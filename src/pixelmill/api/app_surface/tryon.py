@@ -13,8 +13,9 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
 from pixelmill.api.deps import BaseUrl, JwtUser, Res, count_endpoint
-from pixelmill.categories import SPEC_CATEGORIES, Category, to_spec
-from pixelmill.engines.analyze import analyze_image, guess_product_category
+from pixelmill.categories import SPEC_CATEGORIES, to_spec
+from pixelmill.engines.analyze import analyze_image
+from pixelmill.engines.analyze.category import CategoryGuess, named
 from pixelmill.generation import people
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.results import Outcome
@@ -68,26 +69,19 @@ async def classify_product(
     product_image: Annotated[UploadFile, File(description="the product photo")],
     source_filename: Annotated[str | None, Form()] = None,
 ) -> ProductClassification:
-    """Guess a product's category from its photo (free). Offline, the only honest cues are
-    words printed on the product (OCR) and whether a person wears it; without either the
-    answer is ``other`` with a low confidence."""
+    """Guess a product's category from its photo (free): words printed on it, a person in
+    it, its outline on a plain backdrop, and the file name as a weak hint; ``method`` names the
+    cue and ``confidence`` how far it goes (docs/engines.md, "Product categories")."""
     data = await product_image.read()
     analysis = await resources.pipeline.run_free(
         analyze_image, load=(ImageSource("bytes", data), user)
     )
-    guessed = guess_product_category(analysis)
-    words = " ".join(analysis.get("text_detected", []))
-    if guessed == "other":
-        confidence, method = 0.2, "no printed keyword and no person: unknown"
-    elif words and guessed != Category.CLOTHING:
-        confidence, method = 0.7, f"keywords read on the product: {words[:80]}"
-    else:
-        confidence, method = 0.5, "a person wears or holds it"
+    guessed = named(CategoryGuess.of(analysis["product_category"]), source_filename)
     return ProductClassification(
-        category=to_spec(guessed),
-        confidence=confidence,
+        category=to_spec(guessed.category),
+        confidence=guessed.confidence,
         description=str(analysis.get("description") or ""),
-        method=method,
+        method=guessed.method,
     )
 
 

@@ -24,6 +24,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from pixelmill.categories import from_spec
+from pixelmill.engines.analyze.category import by_keywords, classify
 from pixelmill.engines.analyze.colors import PaletteColour, dominant_colours
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime import faces as people_detection
@@ -445,63 +447,19 @@ def _sentence_case(text: str) -> str:
 
 
 def guess_product_category(analysis: dict[str, Any]) -> str:
-    """A product category from an :func:`analyze_image` result: one of ``clothing``,
-    ``jewelry``, ``furniture``, ``beauty``, ``houseware``, ``electronics``, ``food``, ``other``.
-
-    The only honest cues offline are words read on the product (OCR; e.g. "serum" → beauty,
-    "usb" → electronics) and whether a person is in the picture (worn items: clothing). Colour
-    and shape say too little to name a product type, so without a keyword or a person the answer
-    is ``other``."""
-    words = set(re.findall(r"[a-z0-9]+", " ".join(analysis.get("text_detected", [])).lower()))
-    scores: dict[str, int] = {}
-    for category, keywords in PRODUCT_KEYWORDS.items():
-        hits = len(words & keywords)
-        if hits:
-            scores[category] = hits
-    if scores:
-        return max(sorted(scores), key=lambda c: scores[c])
+    """A product category, as the library stores it, from an :func:`analyze_image` result:
+    its ``product_category`` (:func:`.category.classify`); for an analysis from elsewhere (a
+    hosted model), keywords read on the product, else ``clothing`` when a person is in it."""
+    guessed = analysis.get("product_category")
+    if isinstance(guessed, dict) and isinstance(guessed.get("category"), str):
+        return str(from_spec(guessed["category"]))
+    read = by_keywords(
+        set(re.findall(r"[a-z0-9]+", " ".join(analysis.get("text_detected", [])).lower()))
+    )
+    if read is not None:
+        return str(from_spec(read))
     labels = " ".join(analysis.get("objects", []))
-    if "person" in labels or "people" in labels:
-        return "clothing"
-    return "other"
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-PRODUCT_KEYWORDS: dict[str, frozenset[str]] = {
-    "clothing": _words(
-        "cotton polyester linen wool denim shirt tshirt tee dress jacket hoodie sweater jeans "
-        "pants trousers skirt sock socks size xs xl xxl fit wear apparel"
-    ),
-    "jewelry": _words(
-        "gold silver 925 sterling carat ct karat 14k 18k diamond ring necklace bracelet "
-        "earring earrings pendant jewelry jewellery gem"
-    ),
-    "furniture": _words(
-        "chair table sofa couch desk shelf wardrobe bed oak walnut upholstered furniture "
-        "cabinet stool"
-    ),
-    "beauty": _words(
-        "serum cream lotion moisturizer moisturiser spf shampoo conditioner lipstick mascara "
-        "perfume parfum eau toilette skincare cosmetic cosmetics balm cleanser toner vitamin "
-        "hyaluronic retinol ml"
-    ),
-    "houseware": _words(
-        "mug cup plate bowl kitchen cookware pan pot candle vase towel dishwasher microwave "
-        "safe ceramic stainless steel bpa"
-    ),
-    "electronics": _words(
-        "usb wireless bluetooth hd 4k battery mah charger hdmi wifi smart led watt volts "
-        "speaker headphones camera phone laptop"
-    ),
-    "food": _words(
-        "organic chocolate coffee tea snack juice sugar protein calories gluten vegan flavor "
-        "flavour recipe honey milk bread sauce water aqua natural nutrition ingredients"
-    ),
-}
-"""Words that, read on a product, point to its category."""
+    return "clothing" if "person" in labels or "people" in labels else "other"
 
 
 def analyze_image(image: ImageArray) -> dict[str, Any]:
@@ -616,6 +574,14 @@ def analyze_image(image: ImageArray) -> dict[str, Any]:
         alt += ", and a QR code"
     alt += "."
 
+    face_share = max((f.area for f in found.faces), default=0.0) / (w * h)
+    guess = classify(
+        rgb,
+        found.mask,
+        text=text_lines,
+        face_share=face_share,
+        person=bool(found.people and found.faces),
+    )
     return {
         "width": w,
         "height": h,
@@ -633,6 +599,7 @@ def analyze_image(image: ImageArray) -> dict[str, Any]:
         "description": description,
         "suggested_uses": suggested_uses(categories, quality, w, h),
         "accessibility_alt_text": alt,
+        "product_category": guess.as_dict(),
         "method": METHOD,
     }
 
