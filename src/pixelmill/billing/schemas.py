@@ -49,3 +49,36 @@ class CheckoutOut(BaseModel):
 class WebhookAck(BaseModel):
     received: Literal[True] = True
     outcome: str = Field(description="what this delivery did (docs/billing.md)")
+
+
+class HistoryItem(BaseModel):
+    """One entry of the history. The fields up to ``created_at`` are those of the synchronous
+    calls' history (the clients read them); the others say what every entry paid for."""
+
+    processing_id: str = Field(
+        description="the call's processing id, the job's or batch's id, or ledger-<n>"
+    )
+    operation: str = Field(description="the operation, the job's kind, batch, or the entry kind")
+    surface: str
+    status: str
+    credits_used: int = Field(description="credits this work cost (0 for grants and purchases)")
+    processing_time: float
+    original_size: list[int | None]
+    result_format: str | None
+    result_url: str | None
+    error: str | None
+    created_at: str
+    kind: str = Field(description="sync, job, batch, grant, signup, purchase or purchase_refund")
+    credits: int = Field(description="the signed change to the balance: the entries add up")
+    credits_refunded: int = Field(
+        description="of a job or batch: credits returned for outputs that failed or were "
+        "cancelled (already subtracted from credits_used)"
+    )
+    description: str
+
+
+class History(BaseModel):
+    items: list[HistoryItem]
+    total: int
+    limit: int
+    offset: int
