@@ -15,8 +15,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from pixelmill.accounts.plans import CREDIT_PACKS
 from pixelmill.app import create_app
 from pixelmill.credits import ledger
+from pixelmill.credits.pricing import DEFAULT_CREDIT_PACKS
 from pixelmill.db.models import Purchase, StripeEvent
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
@@ -39,7 +41,7 @@ SUCCESS = "https://shop.example.com/paid?session={CHECKOUT_SESSION_ID}"
 CANCEL = "https://shop.example.com/cancelled"
 
 
-def checkout(client: TestClient, acct: Account, pack_id: str = "starter") -> dict[str, Any]:
+def checkout(client: TestClient, acct: Account, pack_id: str = "pack_100") -> dict[str, Any]:
     r = client.post(
         "/api/v2/billing/checkout",
         json={"pack_id": pack_id, "success_url": SUCCESS, "cancel_url": CANCEL},
@@ -78,9 +80,9 @@ def test_packs_and_the_checkout_session_stripe_receives(
 ) -> None:
     packs = client.get("/api/v2/billing/packs")
     assert packs.status_code == 200
-    assert [p["id"] for p in packs.json()["packs"]] == ["starter", "growth", "scale"]
+    assert [p["id"] for p in packs.json()["packs"]] == ["pack_100", "pack_500", "pack_2000"]
     starter = packs.json()["packs"][0]
-    assert starter == {"id": "starter", "credits": 100, "price_cents": 900, "currency": "usd"}
+    assert starter == {"id": "pack_100", "credits": 100, "price_cents": 900, "currency": "usd"}
 
     acct = make_account(resources, credits=5)
     made = checkout(client, acct)
@@ -104,7 +106,7 @@ def test_packs_and_the_checkout_session_stripe_receives(
     assert form["cancel_url"] == CANCEL
     assert form["client_reference_id"] == purchase.id
     assert form["metadata[account_id]"] == str(acct.id)
-    assert form["metadata[pack_id]"] == "starter"
+    assert form["metadata[pack_id]"] == "pack_100"
     assert form["metadata[purchase_id]"] == purchase.id
     assert form["payment_intent_data[metadata][purchase_id]"] == purchase.id
     assert consistent_balance(resources, acct.id) == 5  # nothing granted before payment
@@ -114,16 +116,16 @@ def test_packs_and_the_checkout_session_stripe_receives(
         json={"pack_id": "huge", "success_url": SUCCESS, "cancel_url": CANCEL},
         headers=acct.key_headers,
     )
-    assert bad.status_code == 422 and "starter" in bad.json()["detail"]
+    assert bad.status_code == 422 and "pack_100" in bad.json()["detail"]
     relative = client.post(
         "/api/v2/billing/checkout",
-        json={"pack_id": "starter", "success_url": "/paid", "cancel_url": CANCEL},
+        json={"pack_id": "pack_100", "success_url": "/paid", "cancel_url": CANCEL},
         headers=acct.key_headers,
     )
     assert relative.status_code == 422
     anonymous = client.post(
         "/api/v2/billing/checkout",
-        json={"pack_id": "starter", "success_url": SUCCESS, "cancel_url": CANCEL},
+        json={"pack_id": "pack_100", "success_url": SUCCESS, "cancel_url": CANCEL},
     )
     assert anonymous.status_code == 401
     assert len(stripe_api.calls) == 1
@@ -136,7 +138,7 @@ def test_stripe_refusing_the_checkout_is_a_502_and_the_purchase_failed(
     stripe_api.fail_with = 400
     r = client.post(
         "/api/v2/billing/checkout",
-        json={"pack_id": "growth", "success_url": SUCCESS, "cancel_url": CANCEL},
+        json={"pack_id": "pack_500", "success_url": SUCCESS, "cancel_url": CANCEL},
         headers=acct.key_headers,
     )
     assert r.status_code == 502, r.text
@@ -151,7 +153,7 @@ def test_a_completed_session_delivered_twice_grants_once(
     client: TestClient, resources: Resources, stripe_api: FakeStripe
 ) -> None:
     acct = make_account(resources, credits=5)
-    made = checkout(client, acct, "growth")
+    made = checkout(client, acct, "pack_500")
     session_obj = paid(stripe_api.sessions[made["session_id"]], "pi_" + uuid.uuid4().hex[:24])
     payload = event("checkout.session.completed", session_obj)
 
@@ -294,7 +296,7 @@ def test_without_stripe_settings_billing_answers_404(database_url: str, tmp_path
         with client_for(create_app(settings, resources)) as client:
             acct = make_account(resources, credits=1)
             assert client.get("/api/v2/billing/packs").status_code == 404
-            body = {"pack_id": "starter", "success_url": SUCCESS, "cancel_url": CANCEL}
+            body = {"pack_id": "pack_100", "success_url": SUCCESS, "cancel_url": CANCEL}
             r = client.post("/api/v2/billing/checkout", json=body, headers=acct.key_headers)
             assert r.status_code == 404
             payload = event("checkout.session.completed", {"object": "checkout.session"})
@@ -320,3 +322,11 @@ def test_packs_come_from_the_setting(
     monkeypatch.delenv("PIXELMILL_CREDIT_PACKS")
     with pytest.raises(ValueError, match="go together"):
         make_settings(database_url, tmp_path / "packs", stripe_secret_key=SECRET_KEY)
+
+
+def test_the_default_packs_are_the_published_ones() -> None:
+    """What Stripe sells by default is what ``GET /api/credits/pricing`` shows."""
+    published = [(p.id, p.credits, round(p.price_usd * 100)) for p in CREDIT_PACKS]
+    sold = [(p.id, p.credits, p.price_cents) for p in DEFAULT_CREDIT_PACKS]
+    assert sold == published
+    assert {p.currency for p in DEFAULT_CREDIT_PACKS} == {"usd"}

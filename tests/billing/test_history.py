@@ -76,7 +76,7 @@ def test_history_lists_every_entry_and_adds_up(
     made = client.post(
         "/api/v2/billing/checkout",
         json={
-            "pack_id": "starter",
+            "pack_id": "pack_100",
             "success_url": "https://example.com/ok",
             "cancel_url": "https://example.com/no",
         },
@@ -140,7 +140,7 @@ def test_history_lists_every_entry_and_adds_up(
     assert by_op["scenes"]["description"] == "scenes job 2 outputs"
     assert by_op["batch"]["processing_id"] == batch.json()["batch_id"]
     assert by_op["purchase"]["credits_used"] == 0
-    assert "starter pack" in by_op["purchase"]["description"]
+    assert "pack pack_100" in by_op["purchase"]["description"]
     assert by_op["background_removal"]["surface"] == "v1"
     assert by_op["background_removal"]["result_url"].startswith("http")
     failed = next(i for i in items if i["status"] == "failed")

@@ -222,6 +222,6 @@ def _ledger_item(row: _Row, e: CreditLedgerEntry) -> HistoryItem:
         result_format=None,
         result_url=None,
         error=None,
-        description=f"{words}: {e.memo}" if e.memo else words,
+        description=f"{words}: {e.memo}" if e.memo and e.memo != words else words,
         created_at=row.at.isoformat(),
     )

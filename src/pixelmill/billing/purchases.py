@@ -183,7 +183,7 @@ def _paid(session: Session, obj: dict[str, Any]) -> Handled:
         return Handled("already_granted", purchase.id)
     user_id, credits, pack_id = int(won[0]), int(won[1]), str(won[2])
     ledger.grant(
-        session, user_id, credits, kind="purchase", memo=f"{pack_id} pack (purchase {purchase.id})"
+        session, user_id, credits, kind="purchase", memo=f"pack {pack_id} (purchase {purchase.id})"
     )
     return Handled("granted", purchase.id, credits)
 
@@ -224,7 +224,7 @@ def _refunded(session: Session, obj: dict[str, Any]) -> Handled:
     due = due_in_all - purchase.refunded_credits - purchase.owed_credits
     taken = 0
     if due > 0:
-        memo = f"refund of the {purchase.pack_id} pack (purchase {purchase.id})"
+        memo = f"pack {purchase.pack_id} refunded (purchase {purchase.id})"
         taken = ledger.take_back(session, purchase.user_id, due, kind="purchase_refund", memo=memo)
         purchase.refunded_credits += taken
         purchase.owed_credits += due - taken

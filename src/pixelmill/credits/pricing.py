@@ -87,8 +87,9 @@ def published_prices() -> dict[str, int]:
 
 
 DEFAULT_CREDIT_PACKS: tuple[CreditPack, ...] = (
-    CreditPack(id="starter", credits=100, price_cents=900, currency="usd"),
-    CreditPack(id="growth", credits=500, price_cents=3900, currency="usd"),
-    CreditPack(id="scale", credits=2000, price_cents=12900, currency="usd"),
+    CreditPack(id="pack_100", credits=100, price_cents=900, currency="usd"),
+    CreditPack(id="pack_500", credits=500, price_cents=3900, currency="usd"),
+    CreditPack(id="pack_2000", credits=2000, price_cents=12900, currency="usd"),
 )
-"""The credit packs on sale when ``PIXELMILL_CREDIT_PACKS`` is unset (docs/billing.md)."""
+"""The credit packs on sale when ``PIXELMILL_CREDIT_PACKS`` is unset (docs/billing.md): the
+packs ``GET /api/credits/pricing`` publishes (``accounts/plans.py``), in US cents."""
