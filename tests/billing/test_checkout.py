@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -33,7 +36,7 @@ from tests.billing.fake_stripe import (
 )
 from tests.support.accounts import Account, make_account
 from tests.support.credits import consistent_balance
-from tests.support.servers import client_for
+from tests.support.servers import client_for, live_server
 from tests.support.settings import make_settings
 
 HOOK = "/api/v2/billing/stripe-webhook"
@@ -330,3 +333,49 @@ def test_the_default_packs_are_the_published_ones() -> None:
     sold = [(p.id, p.credits, p.price_cents) for p in DEFAULT_CREDIT_PACKS]
     assert sold == published
     assert {p.currency for p in DEFAULT_CREDIT_PACKS} == {"usd"}
+
+
+def test_deliveries_racing_each_other_grant_once(
+    app: FastAPI, resources: Resources, stripe_api: FakeStripe
+) -> None:
+    """Eight deliveries at once over real HTTP: the same event four times, and four other
+    events about the same session. One grants; the others are duplicates, already granted,
+    or a 409 that Stripe would deliver again (and then be a duplicate)."""
+    acct = make_account(resources, credits=0)
+    with live_server(app) as base, httpx.Client(base_url=base, timeout=30) as http:
+        r = http.post(
+            "/api/v2/billing/checkout",
+            json={"pack_id": "pack_500", "success_url": SUCCESS, "cancel_url": CANCEL},
+            headers=acct.key_headers,
+        )
+        assert r.status_code == 200, r.text
+        done = paid(stripe_api.sessions[r.json()["session_id"]], "pi_race")
+        same = event("checkout.session.completed", done)
+        payloads = [same] * 4 + [event("checkout.session.completed", done) for _ in range(4)]
+
+        def post(payload: bytes) -> tuple[int, str]:
+            sent = http.post(
+                HOOK,
+                content=payload,
+                headers={
+                    "Stripe-Signature": signature(payload),
+                    "Content-Type": "application/json",
+                },
+            )
+            return sent.status_code, sent.json().get(
+                "outcome", ""
+            ) if sent.status_code == 200 else ""
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            answers = list(pool.map(post, payloads))
+        assert [a for a in answers if a == (200, "granted")] == [(200, "granted")], answers
+        assert all(
+            a in ((200, "duplicate"), (200, "already_granted"), (409, ""))
+            for a in answers
+            if a != (200, "granted")
+        ), answers
+        # Stripe retries what was not a 2xx: every retry is now a duplicate.
+        again = [post(p) for p, a in zip(payloads, answers, strict=True) if a[0] != 200]
+        assert all(a == (200, "duplicate") for a in again), again
+    assert consistent_balance(resources, acct.id) == 500
+    assert total_purchased(resources, acct.id) == 500
