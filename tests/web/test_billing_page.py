@@ -69,7 +69,9 @@ def test_buy_credits_is_hidden_without_stripe(tab: Tab, live: Live) -> None:
     sign_up(tab)
     expect(page.get_by_role("link", name="History", exact=True)).to_be_visible()
     page.wait_for_load_state("networkidle")  # the packs probe has answered (404)
-    expect(page.get_by_role("link", name="Buy credits")).to_be_hidden()
+    expect(page.get_by_role("link", name="Buy credits", exact=True)).to_be_hidden()
+    expect(page.get_by_text("Packs are granted by your operator")).to_be_visible()
+    expect(page.get_by_role("link", name="Buy credits →")).to_have_count(0)
     assert httpx.get(f"{live.base_url}/api/v2/billing/packs", timeout=10).status_code == 404
     tab.open("/buy")
     expect(page.get_by_text("This server does not sell credits")).to_be_visible()
@@ -81,8 +83,9 @@ def test_buy_credits_through_stripe_checkout(tab: Tab, selling: Selling) -> None
     tab.base_url = selling.base_url
     page = tab.page
     sign_up(tab)
-    link = page.get_by_role("link", name="Buy credits")
+    link = page.get_by_role("link", name="Buy credits", exact=True)
     expect(link).to_be_visible()
+    expect(page.get_by_role("link", name="Buy credits →")).to_be_visible()  # the overview's
     link.click()
     expect(page.get_by_role("heading", name="Buy credits", exact=True)).to_be_visible()
     expect(page.locator(".buy-pack")).to_have_count(3)
