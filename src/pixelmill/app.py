@@ -230,6 +230,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
     from pixelmill.api.app_surface import marketing as app_marketing
     from pixelmill.api.v2 import account, adpack, processing
     from pixelmill.api.v2 import batches as v2_batches
+    from pixelmill.api.v2 import billing as v2_billing
     from pixelmill.api.v2 import generation as v2_generation
     from pixelmill.api.v2 import jobs as v2_jobs
     from pixelmill.api.v2 import library as v2_library
@@ -257,6 +258,7 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         v2_jobs.router,
         v2_batches.router,
         v2_webhooks.router,
+        v2_billing.router,
         v2_shopify.router,
         free_tools.router,
         files.router,

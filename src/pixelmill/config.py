@@ -13,8 +13,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CreditPack(BaseModel):
+    """A pack of credits sold through Stripe Checkout (``PIXELMILL_CREDIT_PACKS``)."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$", description="its name in the API")
+    credits: int = Field(gt=0, le=10_000_000, description="credits granted once paid")
+    price_cents: int = Field(
+        gt=0, le=100_000_000, description="what it costs, in the currency's smallest unit"
+    )
+    currency: str = Field(pattern=r"^[a-z]{3}$", description="ISO 4217 code, lower case")
 
 
 class Settings(BaseSettings):
@@ -280,6 +291,26 @@ class Settings(BaseSettings):
         "resident memory is above this many MiB after a task (unset: never)",
     )
 
+    stripe_secret_key: str | None = Field(
+        None,
+        description="a Stripe secret key (sk_live_... or sk_test_...): with "
+        "PIXELMILL_STRIPE_WEBHOOK_SECRET it turns on credit packs sold through Stripe Checkout "
+        "(docs/billing.md); unset: the billing endpoints answer 404; never logged",
+    )
+    stripe_webhook_secret: str | None = Field(
+        None,
+        description="the signing secret (whsec_...) of the Stripe webhook endpoint that "
+        "points at /api/v2/billing/stripe-webhook",
+    )
+    stripe_api_base: str = Field(
+        "https://api.stripe.com", description="Stripe's API (tests point it at a local server)"
+    )
+    credit_packs: list[CreditPack] | None = Field(
+        None,
+        description='the packs on sale, a JSON list of {"id", "credits", "price_cents", '
+        '"currency"}; unset: the default packs of docs/billing.md',
+    )
+
     fault_kill_before_publish: bool = Field(
         False,
         description="FAULT INJECTION, for the multi-node tests only (refused in production): "
@@ -302,6 +333,11 @@ class Settings(BaseSettings):
             data = {**data, "routes": {**found, **dict(data.get("routes") or {})}}
         return data
 
+    @field_validator("stripe_secret_key", "stripe_webhook_secret", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Settings:
         if self.env != "development" and (self.secret_key is None or len(self.secret_key) < 32):
@@ -317,6 +353,15 @@ class Settings(BaseSettings):
             raise ValueError("PIXELMILL_QUEUE=celery needs PIXELMILL_REDIS_URL")
         if self.storage == "s3" and not self.s3_bucket:
             raise ValueError("PIXELMILL_STORAGE=s3 needs PIXELMILL_S3_BUCKET")
+        if (self.stripe_secret_key is None) != (self.stripe_webhook_secret is None):
+            raise ValueError(
+                "PIXELMILL_STRIPE_SECRET_KEY and PIXELMILL_STRIPE_WEBHOOK_SECRET go together: "
+                "set both to sell credit packs, or neither"
+            )
+        if self.credit_packs is not None:
+            ids = [pack.id for pack in self.credit_packs]
+            if not ids or len(set(ids)) != len(ids):
+                raise ValueError("PIXELMILL_CREDIT_PACKS must list at least one pack, ids unique")
         if self.s3_prefix and (self.s3_prefix.startswith("/") or not self.s3_prefix.endswith("/")):
             raise ValueError("PIXELMILL_S3_PREFIX must not start with / and must end with /")
         return self

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from pixelmill.accounts.credentials import CredentialCache
+from pixelmill.billing.stripe_checkout import StripeCheckout
 from pixelmill.config import Settings
 from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
@@ -85,10 +86,13 @@ class Resources:
     credentials: CredentialCache = field(init=False)
     """Whom recently seen API keys and access tokens belong to (``accounts/credentials.py``)."""
     jobs: JobBackends = field(init=False)
+    billing: StripeCheckout | None = field(init=False)
+    """Credit packs sold through Stripe Checkout (None: no Stripe keys, nothing on sale)."""
     wired: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.credentials = CredentialCache(self.settings.auth_cache_seconds)
+        self.billing = StripeCheckout.from_settings(self.settings)
         self.jobs = JobBackends(
             db=self.db,
             queue=self.queue,

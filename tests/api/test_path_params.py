@@ -69,7 +69,9 @@ def test_webhook_id_in_range_but_unknown_is_404(client: TestClient, resources: R
     _assert_4xx_detail(r, 404)
 
 
-@pytest.mark.parametrize("path", ["/api/v1/history", "/api/v2/jobs", "/api/v2/batches"])
+@pytest.mark.parametrize(
+    "path", ["/api/v1/history", "/api/v2/account/history", "/api/v2/jobs", "/api/v2/batches"]
+)
 def test_offsets_beyond_64_bits_are_422(
     client: TestClient, resources: Resources, path: str
 ) -> None:

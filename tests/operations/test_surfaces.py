@@ -274,8 +274,14 @@ def test_history_newest_first_and_private(client: TestClient, resources: Resourc
             headers=a.key_headers,
         )
     items = client.get("/api/v1/history?limit=10", headers=a.key_headers).json()["items"]
-    assert [i["result_format"] for i in items] == ["webp", "png"]
-    assert client.get("/api/v1/history", headers=b.key_headers).json()["total"] == 0
+    # The calls, newest first, then the 5 credits granted to the account.
+    assert [(i["kind"], i["result_format"]) for i in items] == [
+        ("sync", "webp"),
+        ("sync", "png"),
+        ("grant", None),
+    ]
+    others = client.get("/api/v1/history", headers=b.key_headers).json()
+    assert [(i["kind"], i["credits"]) for i in others["items"]] == [("grant", 5)]
 
 
 def test_free_tool_daily_limit_counts_successes_only(client: TestClient) -> None:

@@ -53,6 +53,20 @@ def test_same_idempotency_key_twice_creates_and_charges_once(live: Live) -> None
     assert balance_of(live.resources, acct.id) == 10 - 3 - 1
 
 
+def test_history_lists_jobs_and_grants_beside_calls(live: Live) -> None:
+    acct = live.account(credits=10)
+    with Client(acct.api_key, live.url) as pm:
+        product = pm.upload_product(png_bytes(200, 150), name="bottle")
+        job = pm.generate_scenes(product.uuid, 2)
+        pm.wait(job.job_id, interval=0.1)
+        page = pm.history(limit=10)
+    assert [(i.kind, i.operation, i.credits, i.credits_used) for i in page.items] == [
+        ("job", "scenes", -2, 2),
+        ("grant", "grant", 10, 0),
+    ]
+    assert page.items[0].processing_id == job.job_id and page.total == 2
+
+
 def test_errors_carry_status_code_and_detail(live: Live) -> None:
     acct = live.account(credits=0)
     with Client("pk_live_wrong", live.url) as bad, pytest.raises(AuthenticationError) as auth:

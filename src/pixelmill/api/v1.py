@@ -3,20 +3,19 @@ credits and the processing history."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
-from pydantic import BaseModel
 
 from pixelmill.accounts.schemas import CreditBalance, UserInfo
 from pixelmill.api.deps import ApiKeyUser, BaseUrl, ReadSession, Res
 from pixelmill.api.forms import UpscaleFactor
+from pixelmill.billing.history import history as account_history
+from pixelmill.billing.history import kept_results
+from pixelmill.billing.schemas import History
 from pixelmill.credits import ledger
-from pixelmill.db.base import utcnow
 from pixelmill.engines.background import BackgroundRemovalParams
 from pixelmill.imaging import OutputFormat
-from pixelmill.operations.history import list_history
 from pixelmill.operations.inputs import ImageSource
 from pixelmill.operations.schemas import V1Result
 
@@ -134,27 +133,6 @@ def credits(user: ApiKeyUser, session: ReadSession) -> CreditBalance:
     return CreditBalance(credits=totals.credits, total_purchased=totals.total_purchased)
 
 
-class HistoryItem(BaseModel):
-    processing_id: str
-    operation: str
-    surface: str
-    status: str
-    credits_used: int
-    processing_time: float
-    original_size: list[int | None]
-    result_format: str | None
-    result_url: str | None
-    error: str | None
-    created_at: str
-
-
-class History(BaseModel):
-    items: list[HistoryItem]
-    total: int
-    limit: int
-    offset: int
-
-
 @router.get("/history")
 def history(
     user: ApiKeyUser,
@@ -164,31 +142,9 @@ def history(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
 ) -> History:
-    """The account's processing history, newest first. ``result_url`` is present while the
+    """The account's history, newest first: every change to its balance with what it paid
+    for (synchronous calls, jobs of every kind, batches, grants, purchases, refunds; ``kind``
+    says which, ``credits`` is the signed change). ``result_url`` is present while a call's
     result is still kept (the retention period)."""
-    base = base_url.rstrip("/")
-    kept_since = utcnow() - timedelta(hours=resources.settings.result_ttl_hours)
-    page = list_history(session, user.id, limit=limit, offset=offset)
-    return History(
-        items=[
-            HistoryItem(
-                processing_id=r.id,
-                operation=r.operation,
-                surface=r.surface,
-                status=r.status,
-                credits_used=r.credits_used,
-                processing_time=r.processing_time,
-                original_size=[r.input_width, r.input_height],
-                result_format=r.result_format,
-                result_url=base + resources.signer.path_for(r.result_key)
-                if r.result_key and r.created_at > kept_since
-                else None,
-                error=r.error,
-                created_at=r.created_at.isoformat(),
-            )
-            for r in page.rows
-        ],
-        total=page.total,
-        limit=limit,
-        offset=offset,
-    )
+    link = kept_results(resources.signer, base_url, resources.settings.result_ttl_hours)
+    return account_history(session, user.id, limit=limit, offset=offset, link=link)

@@ -79,6 +79,34 @@ def grant(session: Session, user_id: int, amount: int, kind: str = "grant", memo
     return int(row[0])
 
 
+def take_back(
+    session: Session, user_id: int, amount: int, kind: str = "revoke", memo: str = ""
+) -> int:
+    """Take up to ``amount`` credits back (a refunded purchase), as far as the balance allows:
+    never below zero, credits held for work in flight untouched. Returns what was taken (the
+    rest is the caller's to record as owed)."""
+    if amount <= 0:
+        raise ValueError("take-back amount must be positive")
+    while True:
+        have = session.scalar(select(User.credits).where(User.id == user_id))
+        if have is None:
+            raise NotFound("User not found")
+        take = min(amount, int(have))
+        if take <= 0:
+            return 0
+        # Conditional, like a reservation: a concurrent debit between the read and this write
+        # makes it miss, and the loop reads the balance again.
+        row = session.execute(
+            update(User)
+            .where(User.id == user_id, User.credits >= take)
+            .values(credits=User.credits - take)
+            .returning(User.credits)
+        ).first()
+        if row is not None:
+            _add_entry(session, user_id, -take, kind, memo)
+            return take
+
+
 def reserve(
     session: Session,
     user_id: int,

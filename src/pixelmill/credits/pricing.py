@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from pixelmill.config import CreditPack
+
 OPERATION_PRICES: dict[str, int] = {
     "background_removal": 1,
     "make_transparent": 1,
@@ -82,3 +84,12 @@ def published_prices() -> dict[str, int]:
         **OPERATION_PRICES,
         **{f"upscale_{scale}x": upscale_price(scale) for scale in UPSCALE_SCALES},
     }
+
+
+DEFAULT_CREDIT_PACKS: tuple[CreditPack, ...] = (
+    CreditPack(id="pack_100", credits=100, price_cents=900, currency="usd"),
+    CreditPack(id="pack_500", credits=500, price_cents=3900, currency="usd"),
+    CreditPack(id="pack_2000", credits=2000, price_cents=12900, currency="usd"),
+)
+"""The credit packs on sale when ``PIXELMILL_CREDIT_PACKS`` is unset (docs/billing.md): the
+packs ``GET /api/credits/pricing`` publishes (``accounts/plans.py``), in US cents."""

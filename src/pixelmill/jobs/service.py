@@ -475,6 +475,53 @@ def job_kinds(session: Session, job_ids: Collection[str]) -> dict[str, str]:
     return {str(job_id): str(kind) for job_id, kind in rows}
 
 
+@dataclass(frozen=True)
+class WorkSummary:
+    """A job or a batch as the account's history shows it beside its credits."""
+
+    id: str
+    kind: str
+    """The job's kind (``scenes``, ``video``, ``avatar``...), or ``batch``."""
+    status: str
+    outputs: int
+    """Images (or files) it was asked for."""
+    error: str | None
+    seconds: float | None
+    """From its start to its end, once it has ended."""
+
+
+def _seconds(started: Any, ended: Any) -> float | None:
+    return round((ended - started).total_seconds(), 3) if started and ended else None
+
+
+def work_summaries(
+    session: Session, job_ids: Collection[str], batch_ids: Collection[str]
+) -> dict[str, WorkSummary]:
+    """The jobs and batches of ``job_ids`` and ``batch_ids`` that still exist, by id."""
+    found: dict[str, WorkSummary] = {}
+    if job_ids:
+        for job in session.scalars(select(Job).where(Job.id.in_(list(job_ids)))):
+            found[job.id] = WorkSummary(
+                job.id,
+                job.kind,
+                job.status,
+                job.images_to_generate,
+                job.error,
+                _seconds(job.started_at, job.completed_at),
+            )
+    if batch_ids:
+        for batch in session.scalars(select(Batch).where(Batch.id.in_(list(batch_ids)))):
+            found[batch.id] = WorkSummary(
+                batch.id,
+                "batch",
+                batch.status,
+                batch.total_images,
+                None,
+                _seconds(batch.started_at, batch.completed_at),
+            )
+    return found
+
+
 def find_job(session: Session, job_id: str) -> Job | None:
     """A job by id, unscoped: for a domain whose own (account-scoped) row names the job."""
     return session.get(Job, job_id)

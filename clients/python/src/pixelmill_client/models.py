@@ -119,6 +119,12 @@ class HistoryItem(Model):
     result_url: str | None = None
     error: str | None = None
     created_at: datetime | None = None
+    # Servers that list every change to the balance (jobs, batches, grants, purchases) say
+    # which it is and its signed change; older servers list synchronous calls only.
+    kind: str = "sync"
+    credits: int | None = None
+    credits_refunded: int = 0
+    description: str | None = None
 
 
 class History(Model):

@@ -1,4 +1,5 @@
 """``GET /api/v2/account``: validates the key; the owning account and its balance.
+``GET /api/v2/account/history``: every change to the balance, with what it paid for.
 ``GET /api/v2/usage``: the credits the account spent on work, by day or by operation."""
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from fastapi.responses import JSONResponse
 
 from pixelmill.accounts.plans import get_plan
 from pixelmill.accounts.schemas import Account, Me, RateLimits
-from pixelmill.api.deps import ApiKeyUser, ReadSession, Res
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, ReadSession, Res
+from pixelmill.billing.history import history as account_history
+from pixelmill.billing.history import kept_results
+from pixelmill.billing.schemas import History
 from pixelmill.billing.usage import GroupBy, usage_report
 from pixelmill.credits import ledger
 from pixelmill.errors import InvalidInput
@@ -41,6 +45,23 @@ async def account(user: ApiKeyUser, resources: Res) -> Response:
         ),
     )
     return Response(body.model_dump_json(), media_type="application/json")
+
+
+@router.get("/account/history")
+def history(
+    user: ApiKeyUser,
+    session: ReadSession,
+    resources: Res,
+    base_url: BaseUrl,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
+) -> History:
+    """The account's history, newest first, paged: every change to its balance with what it
+    paid for: synchronous calls, jobs of every kind, batches (``credits_refunded``: what
+    failed outputs gave back), grants, purchases and payment refunds. ``credits`` is the
+    signed change; the entries add up to the balance. The same body as ``/api/v1/history``."""
+    link = kept_results(resources.signer, base_url, resources.settings.result_ttl_hours)
+    return account_history(session, user.id, limit=limit, offset=offset, link=link)
 
 
 MAX_USAGE_DAYS = 366

@@ -11,6 +11,7 @@ from pixelmill.db.models.job_result import JobResult
 from pixelmill.db.models.processing_record import ProcessingRecord
 from pixelmill.db.models.product import Product
 from pixelmill.db.models.public_number import PublicNumber, draw_number
+from pixelmill.db.models.purchase import Purchase, StripeEvent
 from pixelmill.db.models.storefront_activity import StorefrontActivity
 from pixelmill.db.models.user import User
 from pixelmill.db.models.webhook import WebhookEndpoint
@@ -29,7 +30,9 @@ __all__ = [
     "ProcessingRecord",
     "Product",
     "PublicNumber",
+    "Purchase",
     "StorefrontActivity",
+    "StripeEvent",
     "User",
     "WebhookAttempt",
     "WebhookDelivery",

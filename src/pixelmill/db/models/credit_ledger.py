@@ -45,7 +45,7 @@ class CreditLedgerEntry(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     delta: Mapped[int] = mapped_column(Integer)
-    # grant | purchase | signup | reserve | release
+    # grant | purchase | signup | reserve | release | purchase_refund (a paid pack refunded)
     kind: Mapped[str] = mapped_column(String(16))
     reservation_id: Mapped[str | None] = mapped_column(
         ForeignKey("credit_reservations.id"), nullable=True, index=True

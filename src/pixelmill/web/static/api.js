@@ -166,6 +166,22 @@ export async function pricing() {
   return pricingCache;
 }
 
+let packsCache = null;
+
+/** The credit packs on sale, or null when this server sells none (its billing endpoints
+ * answer 404 without Stripe settings): asked once per page load. */
+export async function creditPacks() {
+  packsCache ??= api("/api/v2/billing/packs", { auth: null }).then(
+    (body) => body.packs,
+    (e) => {
+      if (e.status === 404) return null;
+      packsCache = null;
+      throw e;
+    },
+  );
+  return packsCache;
+}
+
 /** The server's OpenAPI document: the tools and their options come from it. */
 export async function openapi() {
   openapiCache ??= api("/.well-known/openapi.json", { auth: null }).catch((e) => {

@@ -1,8 +1,9 @@
 // The dashboard: the shell (sidebar, top bar), the hash router, and the sign-in gate.
 
-import { account, onChange, rate, session } from "./api.js";
+import { account, creditPacks, onChange, rate, session } from "./api.js";
 import { h, clear, credits, icon, toast } from "./ui.js";
 import * as auth from "./pages/auth.js";
+import * as billing from "./pages/billing.js";
 import * as home from "./pages/home.js";
 import * as studio from "./pages/studio.js";
 import * as tools from "./pages/tools.js";
@@ -16,6 +17,8 @@ const NAV = [
   { href: "#/avatars", label: "Avatar studio", icon: "person", match: /^\/avatars/ },
   { href: "#/tryon", label: "Try-on", icon: "shirt", match: /^\/tryon/ },
   { href: "#/history", label: "History", icon: "history", match: /^\/history/ },
+  // Shown only when the server sells credits (GET /api/v2/billing/packs answers).
+  { href: "#/buy", label: "Buy credits", icon: "card", match: /^\/buy/, billing: true },
   { href: "#/webhooks", label: "Webhooks", icon: "webhooks", match: /^\/webhooks/ },
   { href: "#/key", label: "API key", icon: "key", match: /^\/key/ },
 ];
@@ -33,6 +36,7 @@ const ROUTES = [
   [/^\/avatars$/, studio.avatarsPage],
   [/^\/tryon$/, studio.tryonPage],
   [/^\/history$/, home.historyPage],
+  [/^\/buy(?:\/(paid|cancelled))?$/, billing.buyPage],
   [/^\/webhooks$/, home.webhooksPage],
   [/^\/key$/, home.keyPage],
 ];
@@ -74,6 +78,7 @@ function shell(pathNow) {
       NAV.map((n) =>
         h(
           "li",
+          { hidden: n.billing ? true : null, dataset: n.billing ? { billing: "" } : {} },
           h(
             "a",
             { href: n.href, "aria-current": n.match.test(pathNow) ? "page" : null },
@@ -162,6 +167,12 @@ async function render() {
     clear(root, node);
     target = main;
     account.me().catch(() => {});
+    creditPacks()
+      .then((packs) => {
+        if (!packs) return;
+        for (const li of node.querySelectorAll("li[data-billing]")) li.hidden = false;
+      })
+      .catch(() => {});
   }
   try {
     const content = await page({ params: match.slice(1), signal });

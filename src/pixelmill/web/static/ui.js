@@ -43,6 +43,7 @@ const ICONS = {
   upload: "M12 16V4m0 0-4 4m4-4 4 4M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3",
   person: "M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0",
   shirt: "M8 3 3 6l2 5 3-1v11h8V10l3 1 2-5-5-3a4 4 0 0 1-8 0z",
+  card: "M3 6h18v12H3zM3 10h18M7 15h3",
 };
 
 /** A small line icon (decorative: hidden from assistive technology). */
@@ -97,6 +98,13 @@ export function plural(n, word) {
 
 export function credits(n) {
   return plural(n, "credit");
+}
+
+/** A change to the balance with its sign: "+100", "−2", "0". */
+export function signed(n) {
+  if (n > 0) return `+${n}`;
+  if (n < 0) return `\u2212${-n}`;
+  return "0";
 }
 
 export function when(iso) {

@@ -1,6 +1,6 @@
 // Overview (credits, plan, usage), the API key, the processing history and webhooks.
 
-import { account, api, pricing, regenerateKey, session } from "../api.js";
+import { account, api, creditPacks, pricing, regenerateKey, session } from "../api.js";
 import {
   h,
   badge,
@@ -12,6 +12,7 @@ import {
   notice,
   pageHead,
   plural,
+  signed,
   time,
   title,
   toast,
@@ -90,6 +91,18 @@ function usageChart(items) {
   );
 }
 
+/** Where credit packs come from: Stripe Checkout when this server sells them, else the
+ * operator. */
+function packsNote() {
+  const note = h("p.muted.small", "Packs are granted by your operator (pixelmill admin grant).");
+  creditPacks()
+    .then((packs) => {
+      if (packs) clear(note, h("a", { href: "#/buy" }, "Buy credits →"));
+    })
+    .catch(() => {});
+  return note;
+}
+
 export async function overviewPage() {
   const [me, prices] = await Promise.all([account.me(30000), pricing()]);
   const keyCard = freshKeyCard();
@@ -114,25 +127,18 @@ export async function overviewPage() {
       h("p.empty", "Nothing processed yet. ", h("a", { href: "#/tools" }, "Try a tool.")),
     );
   } else if (hasKey) {
-    // Credits are spent by processing (the history) and by jobs (scene jobs, batches).
-    Promise.all([api("/api/v1/history?limit=100"), api("/api/v2/jobs?limit=100")])
-      .then(([hist, jobs]) => {
-        const spent = [
-          ...hist.items.map((it) => ({
-            what: title(it.operation),
-            status: it.status,
-            credits_used: it.credits_used,
-            created_at: it.created_at,
-            href: "#/history",
-          })),
-          ...jobs.map((j) => ({
-            what: `${title(j.type)} job`,
-            status: j.status,
-            credits_used: j.credits_used,
-            created_at: j.created_at,
-            href: `#/jobs/${j.job_id}`,
-          })),
-        ].sort((a, b) => new Date(b.created_at) - new Date(a.created_at));
+    // The history lists every change to the balance: calls, jobs, batches, purchases, grants.
+    api("/api/v1/history?limit=100")
+      .then((hist) => {
+        const spent = hist.items.map((it) => ({
+          what: it.kind === "sync" || it.kind === it.operation ? title(it.operation)
+            : `${title(it.operation)} ${it.kind}`,
+          status: it.status,
+          credits: it.credits,
+          credits_used: it.credits_used,
+          created_at: it.created_at,
+          href: historyLink(it),
+        }));
         const recent = spent.slice(0, 6);
         clear(
           usage,
@@ -150,7 +156,9 @@ export async function overviewPage() {
                     "li",
                     h("a.op", { href: it.href }, it.what),
                     badge(it.status),
-                    h("span.muted", credits(it.credits_used)),
+                    it.credits > 0
+                      ? h("span.credit-in", `${signed(it.credits)} credits`)
+                      : h("span.muted", credits(it.credits_used)),
                     time(it.created_at),
                   ),
                 ),
@@ -214,7 +222,7 @@ export async function overviewPage() {
           ),
         ),
       ),
-      h("p.muted.small", "Packs are granted by your operator (pixelmill admin grant)."),
+      packsNote(),
     ),
   );
 }
@@ -292,6 +300,13 @@ export async function keyPage() {
 
 // ---- history --------------------------------------------------------------------------------
 
+/** Where an entry of the history is shown in full: its scene job, its batch, or the history. */
+function historyLink(it) {
+  if (it.kind === "batch") return `#/batches/${it.processing_id}`;
+  if (it.kind === "job" && it.operation === "scenes") return `#/jobs/${it.processing_id}`;
+  return "#/history";
+}
+
 const PAGE = 25;
 
 export async function historyPage({ signal }) {
@@ -351,7 +366,7 @@ export async function historyPage({ signal }) {
                 "thead",
                 h(
                   "tr",
-                  ["Result", "Operation", "Status", "Credits", "Time", "Input", "When"].map((c) =>
+                  ["Result", "What", "Status", "Credits", "Time", "Input", "When"].map((c) =>
                     h("th", { scope: "col" }, c),
                   ),
                 ),
@@ -361,6 +376,7 @@ export async function historyPage({ signal }) {
                 hist.items.map((it) =>
                   h(
                     "tr",
+                    { dataset: { kind: it.kind } },
                     h(
                       "td",
                       it.result_url
@@ -375,10 +391,22 @@ export async function historyPage({ signal }) {
                           )
                         : h("span.muted", "—"),
                     ),
-                    h("td", title(it.operation), h("span.muted.small.block", it.surface)),
+                    h(
+                      "td",
+                      historyLink(it) === "#/history"
+                        ? title(it.operation)
+                        : h("a", { href: historyLink(it) }, title(it.operation)),
+                      h("span.muted.small.block", it.description || it.surface),
+                    ),
                     h("td", badge(it.status), it.error ? h("p.small.muted", it.error) : null),
-                    h("td", String(it.credits_used)),
-                    h("td", `${it.processing_time.toFixed(2)} s`),
+                    h(
+                      "td",
+                      h(it.credits > 0 ? "span.credit-in" : "span", signed(it.credits)),
+                      it.credits_refunded
+                        ? h("span.muted.small.block", `${it.credits_refunded} returned`)
+                        : null,
+                    ),
+                    h("td", it.processing_time ? `${it.processing_time.toFixed(2)} s` : "—"),
                     h("td", it.original_size[0] ? it.original_size.join(" × ") : "—"),
                     h("td", time(it.created_at)),
                   ),
@@ -393,7 +421,10 @@ export async function historyPage({ signal }) {
   await load();
   return h(
     "div.page",
-    pageHead("History", "Every processing request of the account, newest first."),
+    pageHead(
+      "History",
+      "Every change to your balance, newest first: calls, jobs, batches, purchases and grants.",
+    ),
     h("section.card", body),
   );
 }
