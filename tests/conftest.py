@@ -31,7 +31,17 @@ pytest_plugins = ["tests.support.s3"]
 
 TESTS = Path(__file__).parent
 JOB_SUITES = frozenset(
-    {"advertising", "generation", "jobs", "library", "marketing", "queue", "storefront", "webhooks"}
+    {
+        "accounts",
+        "advertising",
+        "generation",
+        "jobs",
+        "library",
+        "marketing",
+        "queue",
+        "storefront",
+        "webhooks",
+    }
 )
 
 

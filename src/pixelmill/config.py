@@ -150,6 +150,12 @@ class Settings(BaseSettings):
         "dispatched again by the next sweep; the claim makes duplicates harmless",
     )
     sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+    test_key_requests_per_minute: int = Field(
+        10,
+        ge=1,
+        description="per-minute cap of a test key (pk_test_...), counted in a bucket of its own "
+        "per account: test calls never spend the plan's rate, and never more than this",
+    )
     auth_cache_seconds: float = Field(
         5,
         ge=0,

@@ -39,8 +39,27 @@ class Unauthorized(AppError):
 
 
 class InsufficientCredits(AppError):
+    """402. With ``needed`` (what the call costs) and ``balance`` (what the account has), the
+    response also says both as ``X-Credits-Required`` and ``X-Credits-Remaining``."""
+
     status_code = 402
     code = "INSUFFICIENT_CREDITS"
+
+    def __init__(
+        self, message: str, *, needed: int | None = None, balance: int | None = None
+    ) -> None:
+        super().__init__(message)
+        if needed is not None:
+            self.headers["X-Credits-Required"] = str(needed)
+        if balance is not None:
+            self.headers["X-Credits-Remaining"] = str(balance)
+
+
+class Forbidden(AppError):
+    """The credential is valid but may not do this (e.g. a test key buying or making keys)."""
+
+    status_code = 403
+    code = "FORBIDDEN"
 
 
 class NotFound(AppError):

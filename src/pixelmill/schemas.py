@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 
 def iso(value: datetime | None) -> str | None:
@@ -15,6 +15,15 @@ def iso(value: datetime | None) -> str | None:
 
 Timestamp = Annotated[datetime, PlainSerializer(iso, return_type=str)]
 """A datetime field rendered the one way every response renders times."""
+
+TestFlag = Annotated[
+    bool,
+    Field(
+        description="true for work made with a test key (pk_test_...): nothing charged, every "
+        'image watermarked "TEST"'
+    ),
+]
+"""The ``test`` field of result, job and batch bodies (always present; false for live keys)."""
 
 
 class Schema(BaseModel):

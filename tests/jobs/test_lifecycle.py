@@ -77,6 +77,7 @@ def _create(client: TestClient, resources: Resources, acct: Account, n: int) -> 
             count=n,
             category="other",
             base_url="http://testserver",
+            test=False,
         )
         session.info.clear()  # drop the after-commit dispatch: nobody else runs this job
         return job.id

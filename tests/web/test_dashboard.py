@@ -1,8 +1,8 @@
 """The dashboard at /app in headless Chromium against a live server: sign up and see 10
 credits, remove a background and see the result and the new balance, watch a scene job reach
-completed, regenerate the key (the old one then fails over HTTP), sign in again on a browser
-that holds no key, draw an avatar and try a garment on; no console errors, every image
-described, every control labelled."""
+completed, regenerate the key (the old one then fails over HTTP), make a test key twice (the
+first then fails), sign in again on a browser that holds no key, draw an avatar and try a
+garment on; no console errors, every image described, every control labelled."""
 
 from __future__ import annotations
 
@@ -132,6 +132,16 @@ def test_sign_up_remove_background_and_regenerate_key(
     assert new_key.startswith("pk_live_") and new_key != first_key
     assert api_key_status(live, first_key) == 401
     assert api_key_status(live, new_key) == 200
+
+    # A test key, shown once on the same page; a second one replaces it.
+    page.get_by_role("button", name="Create test key").click()
+    test_key = page.get_by_test_id("test-key").inner_text()
+    assert test_key.startswith("pk_test_") and api_key_status(live, test_key) == 200
+    page.get_by_role("button", name="Create test key").click()
+    expect(page.get_by_test_id("test-key")).not_to_have_text(test_key)
+    assert api_key_status(live, test_key) == 401
+    assert api_key_status(live, page.get_by_test_id("test-key").inner_text()) == 200
+    check_accessible(page)
     tab.shot("api-key")
 
     # History lists the run, with the balance the ledger holds.

@@ -58,6 +58,13 @@ class RegeneratedKey(BaseModel):
     message: str
 
 
+class TestKeyCreated(BaseModel):
+    token: str = Field(
+        description="the new test key (pk_test_...), shown once; the account's earlier test key "
+        "stopped working"
+    )
+
+
 class RateLimits(BaseModel):
     requests_per_minute: int
     requests_per_day: int | None

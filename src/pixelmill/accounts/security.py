@@ -1,6 +1,7 @@
 """Password hashing (argon2), JWT access tokens (HS256) and API-key generation and hashing.
 
-API keys are ``pk_live_`` + 43 random URL-safe characters (256 bits). Only an HMAC-SHA256 of the
+API keys are ``pk_live_`` (live) or ``pk_test_`` (test: free, watermarked work) + 43 random
+URL-safe characters (256 bits). Only an HMAC-SHA256 of the
 key under the server secret is stored, so a database leak does not leak usable keys, and lookups
 stay a single indexed equality match. Changing the secret therefore invalidates every API key.
 """
@@ -17,6 +18,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 API_KEY_PREFIX = "pk_live_"
+TEST_KEY_PREFIX = "pk_test_"
+KEY_PREFIXES = (API_KEY_PREFIX, TEST_KEY_PREFIX)
+"""What an API key starts with (anything else is not one: e.g. a JWT)."""
 _hasher = PasswordHasher()
 _JWT_ALG = "HS256"
 
@@ -32,8 +36,12 @@ def verify_password(password_hash: str, password: str) -> bool:
         return False
 
 
-def new_api_key() -> str:
-    return API_KEY_PREFIX + secrets.token_urlsafe(32)
+def new_api_key(test: bool = False) -> str:
+    return (TEST_KEY_PREFIX if test else API_KEY_PREFIX) + secrets.token_urlsafe(32)
+
+
+def is_api_key(token: str) -> bool:
+    return token.startswith(KEY_PREFIXES)
 
 
 def hash_api_key(secret: str, key: str) -> str:

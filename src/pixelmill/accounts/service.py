@@ -91,28 +91,59 @@ def create_api_key(session: Session, secret: str, user_id: int) -> str:
     return key
 
 
-def regenerate_api_key(session: Session, secret: str, user_id: int) -> str:
-    """Revoke every key of the user and issue a new one: old keys stop working at once."""
+def _revoke_keys(session: Session, user_id: int, test: bool) -> None:
     session.execute(
         update(ApiKey)
-        .where(ApiKey.user_id == user_id, ApiKey.revoked_at.is_(None))
+        .where(ApiKey.user_id == user_id, ApiKey.revoked_at.is_(None), ApiKey.test.is_(test))
         .values(revoked_at=utcnow())
     )
+
+
+def regenerate_api_key(session: Session, secret: str, user_id: int) -> str:
+    """Revoke every live key of the user and issue a new one: old keys stop working at once
+    (the test key has its own rotation: :func:`create_test_key`)."""
+    _revoke_keys(session, user_id, test=False)
     return create_api_key(session, secret, user_id)
 
 
+def create_test_key(session: Session, secret: str, user_id: int) -> str:
+    """A new test key (``pk_test_...``), returned once in clear; the account's earlier test
+    key is revoked (an account has at most one). Work done with it is never charged and its
+    images are watermarked."""
+    _revoke_keys(session, user_id, test=True)
+    key = security.new_api_key(test=True)
+    session.add(
+        ApiKey(
+            user_id=user_id,
+            key_hash=security.hash_api_key(secret, key),
+            prefix=key[:12],
+            test=True,
+        )
+    )
+    session.flush()
+    return key
+
+
 def user_for_api_key(session: Session, secret: str, key: str) -> User | None:
-    if not key.startswith(security.API_KEY_PREFIX):
+    """The active account of an unrevoked key; for a test key, the row says so
+    (``User.via_test_key``)."""
+    if not security.is_api_key(key):
         return None
-    return session.scalar(
-        select(User)
+    row = session.execute(
+        select(User, ApiKey.test)
         .join(ApiKey, ApiKey.user_id == User.id)
         .where(
             ApiKey.key_hash == security.hash_api_key(secret, key),
             ApiKey.revoked_at.is_(None),
             User.is_active.is_(True),
         )
-    )
+    ).first()
+    if row is None:
+        return None
+    user, test = row
+    # What waives charges is the stored key's flag, never the prefix the caller sent.
+    user.via_test_key = bool(test)
+    return user
 
 
 def active_user(session: Session, user_id: int) -> User | None:

@@ -1,7 +1,10 @@
 """Dependencies shared by the surfaces: the live resources, the public base URL of result
 links (``BaseUrl``), the request's database session (``DbSession``, or ``ReadSession``),
 and authentication aliases (``ApiKeyUser``, ``JwtUser``, ``AnyUser``) that also count the request
-against the account's rate limits and publish the X-RateLimit-* headers."""
+against the account's rate limits and publish the X-RateLimit-* headers. An API key is a live
+key (``pk_live_``) or the account's test key (``pk_test_``: the returned row says
+``via_test_key``; its requests count in the test key's own bucket); ``LiveUser`` and
+``LiveKeyUser`` refuse test keys (403) where a call changes the account or buys."""
 
 from __future__ import annotations
 
@@ -15,9 +18,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from pixelmill.accounts import service as accounts
-from pixelmill.accounts.security import API_KEY_PREFIX, decode_access_token, hash_api_key
+from pixelmill.accounts.security import decode_access_token, hash_api_key, is_api_key
 from pixelmill.db.models import User
-from pixelmill.errors import Unauthorized
+from pixelmill.errors import Forbidden, Unauthorized
 from pixelmill.ratelimit.limiter import DASHBOARD_CLIENT, DASHBOARD_HEADER, LimitState
 from pixelmill.resources import Resources
 
@@ -61,7 +64,8 @@ ReadSession = Annotated[Session, Depends(get_read_session, scope="function")]
 _api_key_scheme = HTTPBearer(
     scheme_name="ApiKey",
     bearerFormat="pk_live_...",
-    description="API key (`Authorization: Bearer pk_live_...`)",
+    description="API key (`Authorization: Bearer pk_live_...`), or the account's test key "
+    "(`pk_test_...`: free, watermarked results, its own rate limit)",
     auto_error=False,
 )
 _jwt_scheme = HTTPBearer(
@@ -86,7 +90,10 @@ def publish_limits(request: Request, state: LimitState) -> None:
 
 
 def count_endpoint(request: Request, resources: Resources, user: User, bucket: str) -> None:
-    """Count the request against an endpoint's own bucket too (where it has one)."""
+    """Count the request against an endpoint's own bucket too (where it has one). A test
+    key's requests count only in its own bucket (:func:`_count`)."""
+    if user.via_test_key:
+        return
     state = resources.limiter.hit_endpoint(user.id, bucket)
     if state is not None:
         publish_limits(request, state)
@@ -94,7 +101,10 @@ def count_endpoint(request: Request, resources: Resources, user: User, bucket: s
 
 async def _count(request: Request, resources: Resources, user: User) -> User:
     limiter = resources.limiter
-    if request.method == "GET" and request.headers.get(DASHBOARD_HEADER) == DASHBOARD_CLIENT:
+    if user.via_test_key:
+        per_minute = resources.settings.test_key_requests_per_minute
+        count = partial(limiter.hit_test_key, user.id, per_minute)
+    elif request.method == "GET" and request.headers.get(DASHBOARD_HEADER) == DASHBOARD_CLIENT:
         count = partial(limiter.hit_dashboard_read, user.id)  # its own bucket (limiter.py)
     else:
         count = partial(limiter.hit_account, user.id, user.plan)
@@ -149,7 +159,7 @@ async def _from_jwt(resources: Resources, token: str) -> User | None:
 
 
 async def require_api_key(request: Request, resources: Res, creds: ApiKeyCreds) -> User:
-    if creds is None or not creds.credentials.startswith(API_KEY_PREFIX):
+    if creds is None or not is_api_key(creds.credentials):
         raise Unauthorized("Missing or invalid API key (send Authorization: Bearer pk_live_...)")
     user = await _from_key(resources, creds.credentials)
     if user is None:
@@ -169,14 +179,15 @@ async def require_jwt(request: Request, resources: Res, creds: JwtCreds) -> User
 async def require_any(
     request: Request, resources: Res, key_creds: ApiKeyCreds, jwt_creds: JwtCreds
 ) -> User:
-    """Either credential: API keys are recognised by their ``pk_live_`` prefix."""
+    """Either credential: API keys are recognised by their ``pk_live_`` / ``pk_test_``
+    prefix."""
     creds = key_creds or jwt_creds
     if creds is None:
         raise Unauthorized("Missing credentials (an API key or an access token)")
     token = creds.credentials
     user = (
         await _from_key(resources, token)
-        if token.startswith(API_KEY_PREFIX)
+        if is_api_key(token)
         else await _from_jwt(resources, token)
     )
     if user is None:
@@ -187,6 +198,26 @@ async def require_any(
 ApiKeyUser = Annotated[User, Depends(require_api_key)]
 JwtUser = Annotated[User, Depends(require_jwt)]
 AnyUser = Annotated[User, Depends(require_any)]
+
+TEST_KEY_REFUSED = "A test key cannot do this; use the account's live key (pk_live_...)"
+
+
+async def require_live_key(user: ApiKeyUser) -> User:
+    if user.via_test_key:
+        raise Forbidden(TEST_KEY_REFUSED)
+    return user
+
+
+async def require_live_any(user: AnyUser) -> User:
+    if user.via_test_key:
+        raise Forbidden(TEST_KEY_REFUSED)
+    return user
+
+
+LiveKeyUser = Annotated[User, Depends(require_live_key)]
+"""A live API key (a test key is a 403): for calls that buy or change the account."""
+LiveUser = Annotated[User, Depends(require_live_any)]
+"""A live API key or an access token (a test key is a 403)."""
 
 
 def client_ip(request: Request) -> str:

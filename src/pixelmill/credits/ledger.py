@@ -125,9 +125,11 @@ def reserve(
         .returning(User.credits)
     ).first()
     if row is None:
-        have = session.scalar(select(User.credits).where(User.id == user_id))
+        have = int(session.scalar(select(User.credits).where(User.id == user_id)) or 0)
         raise InsufficientCredits(
-            f"Insufficient credits: this needs {amount}, the balance is {have or 0}"
+            f"Insufficient credits: this needs {amount}, the balance is {have}",
+            needed=amount,
+            balance=have,
         )
     rid = uuid.uuid4().hex
     now = utcnow()

@@ -37,9 +37,10 @@ def create_scene_job(
     base_url: str,
     product_id: str | None = None,
     webhook_url: str | None = None,
+    test: bool,
 ) -> tuple[Job, int]:
     """A ``scenes`` job: the product image ``input_key`` in ``count`` scenes, at the catalog's
-    price."""
+    price (free for a test key: ``test``)."""
     return jobs.create_job(
         session,
         backends,
@@ -52,6 +53,7 @@ def create_scene_job(
         category=category,
         product_id=product_id,
         webhook_url=webhook_url,
+        test=test,
     )
 
 

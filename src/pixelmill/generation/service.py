@@ -60,8 +60,10 @@ def create_avatar_job(
     input_key: str,
     base_url: str,
     webhook_url: str | None,
+    test: bool,
 ) -> tuple[Job, int]:
-    """Reserve one avatar's price per output and write the ``pending`` avatar job."""
+    """Reserve one avatar's price per output and write the ``pending`` avatar job (nothing
+    reserved for a test key's: ``test``)."""
     price = operation_for(body.generation_type).price(
         GuidedAvatarParams(num_outputs=body.num_outputs)
     )
@@ -82,6 +84,7 @@ def create_avatar_job(
         input_key=input_key,
         params=params,
         webhook_url=webhook_url,
+        test=test,
     )
 
 

@@ -53,13 +53,17 @@ def create_batch(
     per_item_price: int,
     base_url: str,
     webhook_url: str | None,
+    test: bool,
 ) -> tuple[Batch, int]:
     """Reserve ``len(items) * per_item_price`` (``per_item`` outputs each), write the batch
-    and its item jobs of ``kind`` (``pending``), dispatch them after commit. Returns the batch
+    and its item jobs of ``kind`` (``pending``), dispatch them after commit. A test batch
+    (``test``: a test key's) reserves nothing and its items capture nothing. Returns the batch
     and the balance left."""
     batch_id = new_id("batch")
+    if test:
+        per_item_price = 0
     total = len(items) * per_item_price
-    reservation = ledger.reserve(session, user_id, total, f"batch:{batch_id}")
+    reservation = None if test else ledger.reserve(session, user_id, total, f"batch:{batch_id}")
     batch = Batch(
         id=batch_id,
         user_id=user_id,
@@ -69,7 +73,8 @@ def create_batch(
         total_images=len(items),
         credits_reserved=total,
         credits_used=0,
-        reservation_id=reservation.id,
+        reservation_id=None if reservation is None else reservation.id,
+        test=test,
         webhook_url=webhook_url,
         base_url=base_url,
     )
@@ -91,6 +96,7 @@ def create_batch(
             credits_reserved=per_item_price,
             credits_used=0,
             reservation_id=None,
+            test=test,
             webhook_url=None,
             base_url=base_url,
         )

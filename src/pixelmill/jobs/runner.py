@@ -1,7 +1,8 @@
 """Runs a claimed job, one output at a time: the job's kind plans the outputs (images through
 the registry's engine, or files such as a video), each planned output is rendered outside any
-transaction, stored, and then recorded (progress, result, its captured price, whatever else the
-kind records) in a short transaction of its own. A run resumes where a previous run of the same
+transaction (an image of a test job watermarked "TEST", ``imaging/watermark.py``), stored, and
+then recorded (progress, result, its captured price, whatever else the kind records) in a short
+transaction of its own. A run resumes where a previous run of the same
 job stopped: a plan depends only on the job's parameters and seed, so a resumed job delivers
 the same set, each output charged once.
 
@@ -19,7 +20,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from sqlalchemy.orm import Session
@@ -38,6 +39,7 @@ from pixelmill.imaging import (
     encode_image,
     file_extension,
 )
+from pixelmill.imaging.watermark import add_test_watermark
 from pixelmill.jobs import service
 from pixelmill.jobs.service import Claim, JobBackends, LostClaim
 from pixelmill.observability.logs import job_context, run_operation
@@ -149,6 +151,8 @@ class JobRunner:
             return Rendered(item.position, item.label, file, key, file.content, item.price)
         output = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
         self._observe(kind, claim, started)
+        if claim.test:  # what the kind records of it (e.g. a saved avatar) is watermarked too
+            output = replace(output, pixels=add_test_watermark(output.pixels))
         fmt = kind.result_format
         data = encode_image(output.pixels, fmt, RESULT_QUALITY)
         key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"

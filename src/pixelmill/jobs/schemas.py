@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from pixelmill.categories import LIBRARY_CATEGORIES
 from pixelmill.db.models import Batch, Job
-from pixelmill.schemas import Schema, Timestamp
+from pixelmill.schemas import Schema, TestFlag, Timestamp
 
 # ---- requests -----------------------------------------------------------------------------
 
@@ -89,6 +89,7 @@ class JobCreated(BaseModel):
     warnings: list[str] | None = Field(
         None, description="request fields this job does not use, and why (never dropped silently)"
     )
+    test: TestFlag = False
 
     @classmethod
     def of(cls, job: Job, remaining: int, base_url: str) -> JobCreated:
@@ -101,6 +102,7 @@ class JobCreated(BaseModel):
             credits_remaining=remaining,
             product_uuid=job.product_id,
             warnings=job_warnings(job),
+            test=job.test,
         )
 
 
@@ -119,6 +121,7 @@ class JobListItem(Schema):
     batch_id: str | None
     created_at: Timestamp | None
     completed_at: Timestamp | None
+    test: TestFlag = False
 
 
 class JobStatus(JobListItem):
@@ -169,6 +172,7 @@ class BatchCreated(BaseModel):
     credits_reserved: int
     credits_remaining: int
     poll_url: str
+    test: TestFlag = False
 
     @classmethod
     def of(cls, batch: Batch, remaining: int, base_url: str) -> BatchCreated:
@@ -180,6 +184,7 @@ class BatchCreated(BaseModel):
             credits_reserved=batch.credits_reserved,
             credits_remaining=remaining,
             poll_url=base_url.rstrip("/") + f"/api/v2/batches/{batch.id}",
+            test=batch.test,
         )
 
 
@@ -213,6 +218,7 @@ class BatchListItem(Schema):
     credits_used: int
     created_at: Timestamp | None
     completed_at: Timestamp | None
+    test: TestFlag = False
 
 
 class BatchStatus(BatchListItem):

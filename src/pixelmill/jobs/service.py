@@ -2,6 +2,10 @@
 each delivered result (capture its price in the same transaction), finish (release the rest
 once), and the account-scoped reads.
 
+A test job (made with a test key, ``jobs.test``) takes the same path with no reservation: it
+reserves, captures and releases nothing, writes no ledger entry, and its images are
+watermarked by the runner.
+
 Every function takes the caller's session and never commits. No transaction is ever held
 across the engine: a run (``runner.py``) is a series of short transactions, each fenced by the
 run's token (``jobs.attempts`` at claim time), so a run that lost its lease (the sweeper handed
@@ -122,14 +126,16 @@ def create_job(
     product_id: str | None = None,
     webhook_url: str | None = None,
     numbered: bool = False,
+    test: bool,
 ) -> tuple[Job, int]:
     """Reserve ``price`` for ``count`` outputs of a job of ``kind`` and write it ``pending``;
     it is dispatched after the caller's transaction commits. ``numbered`` draws the integer id
-    that some surfaces show (``jobs.number``). Returns the job and the balance left."""
+    that some surfaces show (``jobs.number``); ``test`` (a test key's job) reserves nothing.
+    Returns the job and the balance left."""
     if isinstance(params, BaseModel):
         params = params.model_dump(mode="json")
     job_id = new_id("job")
-    reservation = ledger.reserve(session, user_id, price, f"job:{job_id}")
+    reservation = None if test else ledger.reserve(session, user_id, price, f"job:{job_id}")
     job = Job(
         id=job_id,
         user_id=user_id,
@@ -141,9 +147,10 @@ def create_job(
         images_to_generate=count,
         params=params,
         seed=secrets.randbelow(2**31),
-        credits_reserved=price,
+        credits_reserved=0 if reservation is None else price,
         credits_used=0,
-        reservation_id=reservation.id,
+        reservation_id=None if reservation is None else reservation.id,
+        test=test,
         webhook_url=webhook_url,
         base_url=base_url,
         number=draw_number(session, "job") if numbered else None,
@@ -159,13 +166,14 @@ def create_job(
 
 @dataclass(frozen=True)
 class Claim:
-    """A job claimed by one run: ``token`` fences every write of that run."""
+    """A job claimed by one run: ``token`` fences every write of that run. A test job
+    (``test``) has no reservation and captures nothing."""
 
     job_id: str
     token: int
     user_id: int
     batch_id: str | None
-    reservation_id: str
+    reservation_id: str | None
     kind: str
     input_key: str
     category: str
@@ -174,6 +182,7 @@ class Claim:
     params: dict[str, Any]
     unit_price: int
     done: frozenset[int]
+    test: bool = False
 
     def typed(self, model: type[P]) -> P:
         """The job's parameters as its kind's :class:`JobParams` subclass."""
@@ -206,7 +215,7 @@ def claim(session: Session, job_id: str, lease_seconds: float) -> Claim | None:
         assert batch is not None
         reservation_id = batch.reservation_id
         lifecycle.move_batch(session, batch.id, [PENDING], PROCESSING, started_at=now)
-    assert reservation_id is not None
+    assert reservation_id is not None or job.test
     done = session.scalars(select(JobResult.position).where(JobResult.job_id == job_id))
     return Claim(
         job_id=job_id,
@@ -223,6 +232,7 @@ def claim(session: Session, job_id: str, lease_seconds: float) -> Claim | None:
         # Every image of a job costs the same: its share of what the job reserved.
         unit_price=job.credits_reserved // max(job.images_to_generate, 1),
         done=frozenset(done),
+        test=job.test,
     )
 
 
@@ -268,8 +278,8 @@ def record_result(
     """Store one delivered result, advance progress, renew the lease and capture its price
     (``price``, or the job's even share per result when None). Raises :class:`LostClaim` (the
     caller rolls back) when this run no longer owns the job or its reservation was settled
-    under it (a cancel)."""
-    price = claim.unit_price if price is None else price
+    under it (a cancel). A test job captures nothing."""
+    price = 0 if claim.test else claim.unit_price if price is None else price
     _renew(
         session,
         claim,
@@ -277,7 +287,9 @@ def record_result(
         progress_completed=Job.progress_completed + 1,
         credits_used=Job.credits_used + price,
     )
-    if not ledger.capture(session, claim.reservation_id, price, claim.kind):
+    if claim.reservation_id is not None and not ledger.capture(
+        session, claim.reservation_id, price, claim.kind
+    ):
         raise LostClaim(claim.job_id)
     session.add(JobResult(job_id=claim.job_id, position=position, scene=scene, key=key))
     if claim.batch_id is not None:
@@ -389,6 +401,7 @@ def _after_terminal(session: Session, backends: JobBackends, job_id: str) -> Non
         "status": job.status,
         "timestamp": iso(utcnow()),
         "credits_used": job.credits_used,
+        "test": job.test,
     }
     if job.status == COMPLETED:
         results = results_of(session, backends.signer, job)
@@ -431,7 +444,8 @@ def credits_used_by_batch(session: Session, batch_id: str) -> int:
 
 
 def finish_batch(session: Session, backends: JobBackends, batch: Batch, *, cancelled: bool) -> None:
-    ledger.release(session, batch.reservation_id)
+    if batch.reservation_id is not None:
+        ledger.release(session, batch.reservation_id)
     used = credits_used_by_batch(session, batch.id)
     lifecycle.move_batch(
         session,
@@ -448,6 +462,7 @@ def finish_batch(session: Session, backends: JobBackends, batch: Batch, *, cance
         "cancelled": cancelled,
         "timestamp": iso(utcnow()),
         "credits_used": used,
+        "test": batch.test,
     }
     webhooks.emit(
         session, backends.queue, batch.user_id, "batch.completed", payload, batch.webhook_url

@@ -66,6 +66,7 @@ class _InputRequest(JobRequestBase):
             session,
             self.backends.jobs,
             user_id=self.user.id,
+            test=self.user.via_test_key,
             kind=VIDEO_KIND,
             count=1,
             price=OPERATION_PRICES[VIDEO_KIND],
@@ -123,7 +124,7 @@ class TryOnVideoRequest(_InputRequest):
             subtitles=f.enable_subtitles,
             surface="tryon",
         )
-        job, _ = self._video_job(session, params)
+        job, remaining = self._video_job(session, params)
         assert job.number is not None
         message = "video job created"
         if f.prompt.strip():
@@ -133,6 +134,7 @@ class TryOnVideoRequest(_InputRequest):
             status="pending",
             credits_used=job.credits_reserved,
             credits_reserved=job.credits_reserved,
+            credits_remaining=remaining,
             message=message,
             poll_url=marketing.poll_url(self.base_url, job, surface="tryon"),
         )
@@ -171,6 +173,7 @@ class AdPackRequest(JobRequestBase):
             session,
             self.backends.jobs,
             user_id=self.user.id,
+            test=self.user.via_test_key,
             kind=AD_PACK_KIND,
             count=count,
             price=sum(parts.values()),
@@ -209,6 +212,7 @@ class AssetCollectionRequest(_InputRequest):
             session,
             self.backends.jobs,
             user_id=self.user.id,
+            test=self.user.via_test_key,
             kind=ASSET_COLLECTION_KIND,
             count=len(COLLECTION_LABELS),
             price=ASSET_COLLECTION_PRICE,

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from pixelmill.categories import SPEC_CATEGORIES
 from pixelmill.engines.ads import PlatformName, StyleName
-from pixelmill.schemas import Schema, Timestamp
+from pixelmill.schemas import Schema, TestFlag, Timestamp
 
 Aspect = Literal["9:16", "1:1", "16:9"]
 Tone = Literal["enthusiastic", "casual", "professional", "problem-solution"]
@@ -69,6 +69,7 @@ class VideoJobStatus(BaseModel):
     details: dict[str, object] = Field(default_factory=dict)
     created_at: Timestamp
     completed_at: Timestamp | None = None
+    test: TestFlag = False
 
 
 class TryOnVideoCreated(BaseModel):
@@ -79,6 +80,7 @@ class TryOnVideoCreated(BaseModel):
     status: str
     credits_used: int = Field(description="credits reserved for the job (taken when it ends)")
     credits_reserved: int
+    credits_remaining: int = Field(description="the balance after the reservation")
     message: str
     poll_url: str
 
@@ -259,3 +261,4 @@ class AdPackStatus(Schema):
     created_at: Timestamp
     started_at: Timestamp | None = None
     completed_at: Timestamp | None = None
+    test: TestFlag = False

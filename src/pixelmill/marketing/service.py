@@ -110,6 +110,7 @@ def video_status(
         details=details,
         created_at=job.created_at,
         completed_at=job.completed_at,
+        test=job.test,
     )
 
 
@@ -186,6 +187,7 @@ def ad_pack_status(
         created_at=job.created_at,
         started_at=job.started_at,
         completed_at=job.completed_at,
+        test=job.test,
     )
 
 

@@ -159,6 +159,17 @@ class Accounting:
         note_charge(charge.price, remaining)
         return remaining
 
+    def complete_free(self, user_id: int, record: Callable[[Session], object] | None) -> int:
+        """End a test key's run, which is never charged: no ledger entry, no history row; the
+        caller's ``record`` (if any) in one transaction. The balance, unchanged, and a note
+        that the call took 0 credits (``X-Credits-Charged: 0``)."""
+        with self.db.transaction() as session:
+            if record is not None:
+                record(session)
+            remaining = ledger.balance(session, user_id)
+        note_charge(0, remaining)
+        return remaining
+
     def fail(self, charge: Charge, exc: BaseException) -> None:
         """Release the reservation and record the ``failed`` history row. Never raises: a
         release that cannot be written now is logged and left to :meth:`release_stale`."""

@@ -9,6 +9,9 @@ decoding under the plan's caps), ``accounting`` (reserve, capture or release, hi
 reservation sweep) and ``results`` (output format, encode, store, sign). Credits are reserved
 only once the parameters and the input are known to be usable (a refused URL, a bad file or a bad
 parameter costs nothing) and are released if anything after the reservation fails.
+
+A run for a test key (``User.via_test_key``) takes the same steps but reserves nothing, writes
+no ledger entry and no history row, and its images are watermarked "TEST" when stored.
 """
 
 from __future__ import annotations
@@ -183,8 +186,9 @@ class Pipeline:
             extras[name] = (await self.inputs.load(extra, user)).pixels
 
         price = op.price(parsed)
+        test = user is not None and user.via_test_key
         charge = None
-        if user is not None:
+        if user is not None and not test:
             charge = Charge(
                 uuid.uuid4().hex, user.id, op.name, surface, price, decoded.width, decoded.height
             )
@@ -211,7 +215,9 @@ class Pipeline:
                 )
                 OPERATION_DURATION.labels(op.name, engine.name).observe(time.perf_counter() - ran)
                 fmt = choose_output_format(op.default_format, decoded, result, output_format)
-                stored, primary_bytes = await self.results.store(result, fmt, quality, base_url)
+                stored, primary_bytes = await self.results.store(
+                    result, fmt, quality, base_url, watermark=test
+                )
                 if delivery is not None:
                     await delivery.prepare(stored)
             details = json_safe(result.details)
@@ -227,6 +233,12 @@ class Pipeline:
                     details,
                     delivery.record if delivery is not None else None,
                 )
+            elif user is not None:  # a test key's run: nothing to capture
+                remaining = await asyncio.to_thread(
+                    self.accounting.complete_free,
+                    user.id,
+                    delivery.record if delivery is not None else None,
+                )
         except BaseException as exc:
             if charge is not None:
                 # Synchronously: this must happen even if the request task is being cancelled.
@@ -238,13 +250,14 @@ class Pipeline:
         return Outcome(
             processing_id=charge.processing_id if charge else uuid.uuid4().hex,
             operation=op.name,
-            credits_used=price if user is not None else 0,
+            credits_used=price if charge is not None else 0,
             credits_remaining=remaining,
             processing_time=round(time.perf_counter() - started, 3),
             input=decoded,
             details=details,
             images=stored,
             primary_bytes=primary_bytes if keep_primary_bytes else None,
+            test=test,
         )
 
     def sweep(self) -> dict[str, int]:

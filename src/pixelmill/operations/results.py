@@ -1,7 +1,7 @@
 """An operation's results: the output format, the encoded images stored under ``results/``
-with a signed URL each, the engine's details made JSON-safe, and the :class:`Outcome` the
-surfaces render. Results expire after ``result_ttl_hours``; :meth:`ResultStore.delete_expired`
-removes them."""
+with a signed URL each (watermarked "TEST" for a test key's run, ``imaging/watermark.py``),
+the engine's details made JSON-safe, and the :class:`Outcome` the surfaces render. Results
+expire after ``result_ttl_hours``; :meth:`ResultStore.delete_expired` removes them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from pixelmill.engines.base import EngineResult
+from pixelmill.engines.base import EngineResult, ImageArray
 from pixelmill.imaging import (
     DecodedImage,
     OutputFormat,
@@ -20,6 +20,7 @@ from pixelmill.imaging import (
     encode_image,
     file_extension,
 )
+from pixelmill.imaging.watermark import add_test_watermark
 from pixelmill.storage import ObjectStorage, UrlSigner
 
 RESULTS_PREFIX = "results/"
@@ -51,6 +52,8 @@ class Outcome:
     details: dict[str, Any]
     images: list[StoredImage] = field(default_factory=list)
     primary_bytes: bytes | None = None
+    test: bool = False
+    """Run for a test key: nothing charged, the images watermarked."""
 
     @property
     def primary(self) -> StoredImage | None:
@@ -100,14 +103,23 @@ class ResultStore:
         self.cpu = cpu
 
     async def store(
-        self, result: EngineResult, fmt: OutputFormat, quality: int, base_url: str
+        self,
+        result: EngineResult,
+        fmt: OutputFormat,
+        quality: int,
+        base_url: str,
+        *,
+        watermark: bool = False,
     ) -> tuple[list[StoredImage], bytes | None]:
-        """Every image of ``result``, stored; and the encoded bytes of the first one."""
+        """Every image of ``result``, stored (each with the "TEST" watermark when
+        ``watermark``); and the encoded bytes of the first one."""
         loop = asyncio.get_running_loop()
         stored: list[StoredImage] = []
         primary_bytes: bytes | None = None
         for i, image in enumerate(result.images):
-            data = await loop.run_in_executor(self.cpu, encode_image, image.pixels, fmt, quality)
+            data = await loop.run_in_executor(
+                self.cpu, _encode, image.pixels, fmt, quality, watermark
+            )
             key = f"{RESULTS_PREFIX}{uuid.uuid4().hex}.{file_extension(fmt)}"
             await asyncio.to_thread(self.storage.put, key, data, content_type(fmt))
             h, w = image.pixels.shape[:2]
@@ -129,3 +141,7 @@ class ResultStore:
     def delete_expired(self, older_than: datetime) -> int:
         """Delete stored results written before ``older_than`` (blocking); how many."""
         return self.storage.delete_older_than(older_than)
+
+
+def _encode(pixels: ImageArray, fmt: OutputFormat, quality: int, watermark: bool) -> bytes:
+    return encode_image(add_test_watermark(pixels) if watermark else pixels, fmt, quality)

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from pixelmill.imaging import content_type
 from pixelmill.operations.results import Outcome, StoredImage
+from pixelmill.schemas import TestFlag
 
 
 def _primary(outcome: Outcome) -> StoredImage:
@@ -37,6 +38,7 @@ class V2Result(BaseModel):
     credits_remaining: int | None
     processing_time: float
     details: dict[str, Any]
+    test: TestFlag = False
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> V2Result:
@@ -91,6 +93,7 @@ def _v2_fields(outcome: Outcome) -> dict[str, Any]:
         "credits_remaining": outcome.credits_remaining,
         "processing_time": outcome.processing_time,
         "details": details,
+        "test": outcome.test,
     }
 
 
@@ -108,6 +111,7 @@ class V1Result(BaseModel):
     credits_remaining: int | None
     processing_time: float
     details: dict[str, Any]
+    test: TestFlag = False
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> V1Result:
@@ -121,6 +125,7 @@ class V1Result(BaseModel):
             credits_remaining=outcome.credits_remaining,
             processing_time=outcome.processing_time,
             details=outcome.details,
+            test=outcome.test,
         )
 
 
@@ -144,6 +149,7 @@ class ProcessResult(BaseModel):
     processing_time: float
     metadata: ProcessMetadata
     details: dict[str, Any]
+    test: TestFlag = False
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> ProcessResult:
@@ -161,6 +167,7 @@ class ProcessResult(BaseModel):
                 format=primary.format,
             ),
             details=outcome.details,
+            test=outcome.test,
         )
 
 
@@ -177,6 +184,7 @@ class ProcessImageToImageResult(BaseModel):
     credits_used: int
     credits_remaining: int | None
     details: dict[str, Any]
+    test: TestFlag = False
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> ProcessImageToImageResult:
@@ -196,6 +204,7 @@ class ProcessImageToImageResult(BaseModel):
             credits_used=outcome.credits_used,
             credits_remaining=outcome.credits_remaining,
             details=outcome.details,
+            test=outcome.test,
         )
 
 

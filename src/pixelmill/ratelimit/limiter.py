@@ -2,8 +2,10 @@
 
 Each authenticated request is counted against the account's plan (per minute and, except
 enterprise, per day); some endpoints add their own per-minute bucket (the spec's per-endpoint
-rates of the unversioned surface). All applicable buckets must admit the request; the headers
-report the bucket closest to exhaustion, which is the one a client should pace itself by.
+rates of the unversioned surface). A request made with a test key counts only in that key's
+own small bucket (:meth:`RateLimiter.hit_test_key`). All applicable buckets must admit the
+request; the headers report the bucket closest to exhaustion, which is the one a client should
+pace itself by.
 
 When the shared storage (Redis) cannot be reached, the limiter does not fail the request: it
 counts in this process's memory until the storage answers again (one warning per outage, one
@@ -199,6 +201,13 @@ class RateLimiter:
         """Count one dashboard read (GET) of an account in its own per-minute bucket."""
         item = RateLimitItemPerMinute(DASHBOARD_READS_PER_MINUTE)
         return self._apply([(item, ("dashboard-reads", str(user_id)))], "reads")
+
+    def hit_test_key(self, user_id: int, per_minute: int) -> LimitState:
+        """Count one request made with the account's test key, in that key's own per-minute
+        bucket (``PIXELMILL_TEST_KEY_REQUESTS_PER_MINUTE``): test calls neither spend the
+        plan's buckets nor get more than this, whatever the plan."""
+        item = RateLimitItemPerMinute(per_minute)
+        return self._apply([(item, ("test-key", str(user_id)))], "test-key requests")
 
     def hit_endpoint(self, user_id: int, endpoint: str) -> LimitState | None:
         """Count one request against an endpoint's own per-minute bucket (the unversioned

@@ -71,6 +71,7 @@ class EnrichmentRequest(JobRequestBase):
             self.body,
             self._products(session),
             user_id=self.user.id,
+            test=self.user.via_test_key,
             base_url=self.base_url,
             webhook_url=self.webhook_url,
             max_bytes=self.backends.inputs.max_bytes_for(self.user),

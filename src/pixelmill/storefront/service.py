@@ -128,10 +128,11 @@ def create_enrichment_job(
     webhook_url: str | None,
     max_bytes: int,
     own_inputs: Sequence[str] = (),
+    test: bool,
 ) -> tuple[EnrichmentJob, int]:
     """Write the job: a server-run job reserves every item's catalog price now (402 when the
-    balance is short) and is dispatched after the commit; an app-run job is only recorded.
-    Returns the row and the balance left."""
+    balance is short; nothing for a test key's: ``test``) and is dispatched after the commit;
+    an app-run job is only recorded. Returns the row and the balance left."""
     image_ops = [o.model_dump() for o in body.image_operations or []]
     names = item_names(body.enrichments, image_ops)
     states = [new_product_state(p.id, p.title, p.description, p.tags, names) for p in products]
@@ -177,11 +178,12 @@ def create_enrichment_job(
         base_url=base_url,
         params=params,
         numbered=True,
+        test=test,
     )
     assert job.number is not None
     row.id = job.number
     row.job_id = job.id
-    row.credits_reserved = price
+    row.credits_reserved = job.credits_reserved
     session.add(row)
     session.flush()
     return row, remaining

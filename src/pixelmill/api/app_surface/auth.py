@@ -56,7 +56,8 @@ def me(user: AnyUser, session: ReadSession) -> Me:
 
 @router.post("/regenerate-token", response_model=RegeneratedKey)
 def regenerate_token(user: JwtUser, session: DbSession, resources: Res) -> RegeneratedKey:
-    """Issue a new API key; every previous key of the account stops working at once."""
+    """Issue a new API key; every previous live key of the account stops working at once
+    (the test key is replaced only by ``POST /api/v2/account/test-key``)."""
     key = accounts.regenerate_api_key(session, resources.secret, user.id)
     # This process forgets the old key once the revocation is committed (a request that read
     # it just before must not cache it again); other processes within PIXELMILL_AUTH_CACHE_SECONDS.

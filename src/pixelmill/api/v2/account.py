@@ -1,24 +1,28 @@
 """``GET /api/v2/account``: validates the key; the owning account and its balance.
 ``GET /api/v2/account/history``: every change to the balance, with what it paid for.
+``POST /api/v2/account/test-key``: a new test key, shown once.
 ``GET /api/v2/usage``: the credits the account spent on work, by day or by operation."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
+from functools import partial
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
+from pixelmill.accounts import service as accounts
 from pixelmill.accounts.plans import get_plan
-from pixelmill.accounts.schemas import Account, Me, RateLimits
-from pixelmill.api.deps import ApiKeyUser, BaseUrl, ReadSession, Res
+from pixelmill.accounts.schemas import Account, Me, RateLimits, TestKeyCreated
+from pixelmill.api.deps import ApiKeyUser, BaseUrl, DbSession, LiveUser, ReadSession, Res
 from pixelmill.billing.history import history as account_history
 from pixelmill.billing.history import kept_results
 from pixelmill.billing.schemas import History
 from pixelmill.billing.usage import GroupBy, usage_report
 from pixelmill.credits import ledger
 from pixelmill.errors import InvalidInput
+from pixelmill.queue import run_after_commit
 
 router = APIRouter(prefix="/api/v2", tags=["v2 account"])
 
@@ -62,6 +66,20 @@ def history(
     signed change; the entries add up to the balance. The same body as ``/api/v1/history``."""
     link = kept_results(resources.signer, base_url, resources.settings.result_ttl_hours)
     return account_history(session, user.id, limit=limit, offset=offset, link=link)
+
+
+@router.post("/account/test-key", status_code=201, response_model=TestKeyCreated)
+def create_test_key(user: LiveUser, session: DbSession, resources: Res) -> TestKeyCreated:
+    """A new test key (``pk_test_...``) for the account, shown once; the account's earlier
+    test key stops working. Calls made with it run the real engines but are never charged
+    (``X-Credits-Charged: 0``, no ledger entry), every image they deliver carries a visible
+    "TEST" watermark, their bodies say ``"test": true``, and they have a rate limit of their
+    own (``PIXELMILL_TEST_KEY_REQUESTS_PER_MINUTE``, 10 by default). Needs the live key or an
+    access token: a test key cannot make keys (403)."""
+    token = accounts.create_test_key(session, resources.secret, user.id)
+    # The earlier test key stops working in this process as soon as this commits.
+    run_after_commit(session, partial(resources.credentials.forget_user, user.id))
+    return TestKeyCreated(token=token)
 
 
 MAX_USAGE_DAYS = 366

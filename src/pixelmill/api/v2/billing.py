@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
 
-from pixelmill.api.deps import AnyUser, Res
+from pixelmill.api.deps import LiveUser, Res
 from pixelmill.billing.purchases import handle_event, start_checkout
 from pixelmill.billing.schemas import CheckoutOut, CheckoutRequest, PackOut, Packs, WebhookAck
 from pixelmill.billing.stripe_checkout import StripeCheckout
@@ -37,7 +37,7 @@ async def packs(billing: Billing) -> Packs:
 
 @router.post("/checkout")
 async def checkout(
-    body: CheckoutRequest, user: AnyUser, billing: Billing, resources: Res
+    body: CheckoutRequest, user: LiveUser, billing: Billing, resources: Res
 ) -> CheckoutOut:
     """Start buying a pack: records the pending purchase and opens a Stripe Checkout Session;
     send the buyer to ``checkout_url``. The credits arrive when Stripe reports the payment

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pixelmill.db.base import Base, UTCDateTime, utcnow
@@ -22,7 +22,9 @@ class Batch(Base):
     total_images: Mapped[int] = mapped_column(Integer)
     credits_reserved: Mapped[int] = mapped_column(Integer)
     credits_used: Mapped[int] = mapped_column(Integer, default=0)
-    reservation_id: Mapped[str] = mapped_column(String(32))
+    # None for a test batch (made with a test key: nothing reserved, its images watermarked).
+    reservation_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    test: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     webhook_url: Mapped[str | None] = mapped_column(Text, nullable=True)
     base_url: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pixelmill.db.base import Base, UTCDateTime, utcnow
@@ -36,7 +36,9 @@ class Job(Base):
     seed: Mapped[int] = mapped_column(Integer, default=0)
     credits_reserved: Mapped[int] = mapped_column(Integer, default=0)
     credits_used: Mapped[int] = mapped_column(Integer, default=0)
-    # A batch item draws on its batch's reservation; a single job has its own.
+    # Made with a test key: nothing reserved nor captured, its images watermarked.
+    test: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A batch item draws on its batch's reservation; a single job has its own (a test job none).
     reservation_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     webhook_url: Mapped[str | None] = mapped_column(Text, nullable=True)
     base_url: Mapped[str] = mapped_column(Text, default="")

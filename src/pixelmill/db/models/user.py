@@ -25,3 +25,8 @@ class User(Base):
     # The balance. Written only by pixelmill.credits.ledger, always together with a ledger row.
     credits: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    # Not a column: True on the row authentication returns for a *test* key
+    # (accounts/service.py::user_for_api_key). Work done for such a caller is never charged and
+    # its images are watermarked; a row read any other way says False.
+    via_test_key = False

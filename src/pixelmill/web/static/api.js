@@ -268,6 +268,12 @@ export async function regenerateKey() {
   return out;
 }
 
+/** Issue the account's test key (JWT): shown once, never kept in this browser; the earlier
+ * test key stops working. */
+export async function createTestKey() {
+  return api("/api/v2/account/test-key", { method: "POST", auth: "jwt" });
+}
+
 /** Check a pasted key against the server and keep it when it is this account's. */
 export async function useKey(key) {
   const s = session.load();

@@ -1,6 +1,6 @@
 // Overview (credits, plan, usage), the API key, the processing history and webhooks.
 
-import { account, api, creditPacks, pricing, regenerateKey, session } from "../api.js";
+import { account, api, createTestKey, creditPacks, pricing, regenerateKey, session } from "../api.js";
 import {
   h,
   badge,
@@ -263,6 +263,31 @@ export async function keyPage() {
   );
   const masked = key ? `${key.slice(0, 12)}${"•".repeat(16)}${key.slice(-4)}` : null;
   const base = location.origin;
+  const testOut = h("div", { "aria-live": "polite" });
+  const makeTest = h("button.btn", { type: "button" }, "Create test key");
+  makeTest.addEventListener(
+    "click",
+    busy(makeTest, async () => {
+      try {
+        const out = await createTestKey();
+        clear(
+          testOut,
+          h("p", "Copy it now: it is shown only once. Any earlier test key has stopped working."),
+          h(
+            "div.key-box",
+            h("code", { "data-testid": "test-key" }, out.token),
+            h(
+              "button.btn.small",
+              { type: "button", onclick: () => copyText(out.token, "Test key copied") },
+              "Copy",
+            ),
+          ),
+        );
+      } catch (e) {
+        clear(testOut, notice("error", e.detail));
+      }
+    }),
+  );
   return h(
     "div.page",
     pageHead("API key", "One key per account: send it as a bearer token."),
@@ -294,6 +319,20 @@ export async function keyPage() {
       ),
       h("div.row", regen),
       confirmBox,
+    ),
+    h(
+      "section.card",
+      { "aria-labelledby": "test-key-h" },
+      h("h2", { id: "test-key-h" }, "Test key"),
+      h(
+        "p.muted",
+        "Build against the API without spending: calls with a test key (pk_test_…) run the " +
+          'real engines but cost nothing, every image they return carries a "TEST" ' +
+          "watermark, and they are limited to a few requests a minute. Creating a new one " +
+          "replaces the old.",
+      ),
+      h("div.row", makeTest),
+      testOut,
     ),
   );
 }

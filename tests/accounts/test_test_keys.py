@@ -1,0 +1,204 @@
+"""Test keys through the real HTTP surface: a ``pk_test_`` key made (and replaced) once per
+account; its background removal, scene job and batch run the real engines and cost nothing
+(balance and ledger unchanged, ``X-Credits-Charged: 0``), their images carry the "TEST"
+watermark where the live key's do not (judged on pixels), their bodies and webhook payloads
+say ``"test": true``; its own rate bucket answers 429 while the live key is untouched; it
+cannot make keys."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from fastapi.testclient import TestClient
+from PIL import Image
+from sqlalchemy import func, select
+
+from pixelmill.db.models import CreditLedgerEntry
+from pixelmill.imaging.watermark import watermark_masks
+from pixelmill.resources import Resources
+from tests.support.accounts import Account, login, make_account
+from tests.support.api import b64_png, upload_product, wait_batch, wait_terminal
+from tests.support.credits import consistent_balance
+from tests.support.waiting import wait_until
+from tests.support.webhooks import webhook_receiver
+
+
+def _test_key(client: TestClient, acct: Account) -> dict[str, str]:
+    r = client.post("/api/v2/account/test-key", headers=acct.key_headers)
+    assert r.status_code == 201, r.text
+    token: str = r.json()["token"]
+    assert token.startswith("pk_test_")
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _ledger_rows(resources: Resources, user_id: int) -> int:
+    with resources.db.read() as session:
+        stmt = select(func.count()).where(CreditLedgerEntry.user_id == user_id)
+        return int(session.scalar(stmt) or 0)
+
+
+def _pixels(client: TestClient, url: str) -> npt.NDArray[np.uint8]:
+    r = client.get(url)
+    assert r.status_code == 200, url
+    return np.asarray(Image.open(io.BytesIO(r.content)))
+
+
+def _contrast(pixels: npt.NDArray[np.uint8]) -> float:
+    """How much brighter the watermark's letters are than their outline in this image: the
+    watermark makes it large; in an image without it the two thin, interleaved regions
+    average alike."""
+    letters, outline = watermark_masks(*pixels.shape[:2])
+    rgb = pixels[..., :3].astype(np.float64)
+    return float(rgb[letters].mean() - rgb[outline].mean())
+
+
+def test_a_test_key_is_shown_once_replaced_and_cannot_make_keys(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=5)
+    first = _test_key(client, acct)
+    assert client.get("/api/v2/account", headers=first).status_code == 200
+    second = _test_key(client, acct)
+    assert second != first
+    assert client.get("/api/v2/account", headers=first).status_code == 401  # replaced
+    r = client.get("/api/v2/account", headers=second)
+    assert r.status_code == 200 and r.json()["email"] == acct.email
+    assert client.get("/api/v2/account", headers=acct.key_headers).status_code == 200
+
+    refused = client.post("/api/v2/account/test-key", headers=second)
+    assert refused.status_code == 403 and "test key" in refused.json()["detail"]
+    assert client.get("/api/v2/account", headers=second).status_code == 200  # still valid
+
+    # The dashboard makes one with its access token.
+    token = login(client, acct.email, acct.password)
+    r = client.post("/api/v2/account/test-key", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 201 and r.json()["token"].startswith("pk_test_")
+    assert client.get("/api/v2/account", headers=second).status_code == 401
+
+
+def test_background_removal_costs_nothing_and_is_watermarked(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=10)
+    test = _test_key(client, acct)
+    image = {"image_base64": b64_png(320, 240)}
+
+    live = client.post("/api/v2/remove-background", json=image, headers=acct.key_headers)
+    assert live.status_code == 200, live.text
+    assert live.json()["test"] is False and live.json()["credits_used"] == 1
+    assert live.headers["X-Credits-Charged"] == "1" and live.headers["X-Credits-Remaining"] == "9"
+    rows = _ledger_rows(resources, acct.id)
+
+    r = client.post("/api/v2/remove-background", json=image, headers=test)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["test"] is True
+    assert body["credits_used"] == 0 and body["credits_remaining"] == 9
+    assert r.headers["X-Credits-Charged"] == "0" and r.headers["X-Credits-Remaining"] == "9"
+    assert consistent_balance(resources, acct.id) == 9
+    assert _ledger_rows(resources, acct.id) == rows  # no ledger entry at all
+
+    # v1 (multipart) too.
+    files = {"file": ("image.png", client.get(live.json()["result_url"]).content)}
+    v1 = client.post("/api/v1/remove-background", files=files, headers=test)
+    assert v1.status_code == 200, v1.text
+    assert v1.json()["test"] is True and v1.json()["credits_used"] == 0
+    assert consistent_balance(resources, acct.id) == 9
+
+    # The same engine on the same input: the two cut-outs are identical except under the
+    # watermark, where the test key's letters are light and opaque even over transparency.
+    plain = _pixels(client, live.json()["result_url"])
+    marked = _pixels(client, body["result_url"])
+    assert plain.shape == marked.shape == (240, 320, 4)
+    letters, outline = watermark_masks(240, 320)
+    drawn = letters | outline
+    assert np.array_equal(plain[~drawn], marked[~drawn])
+    assert (marked[..., 3][letters] >= 200).all()
+    assert (plain[..., 3][letters] >= 200).mean() < 0.5  # the live cut-out's ground is clear
+    assert np.abs(plain[letters].astype(int) - marked[letters].astype(int)).mean() > 40
+    assert _contrast(marked) > 60 and abs(_contrast(plain)) < 15
+
+
+def test_a_scene_job_and_a_batch_cost_nothing_and_are_watermarked(
+    client: TestClient, resources: Resources
+) -> None:
+    acct = make_account(resources, credits=10)
+    test = _test_key(client, acct)
+    product = upload_product(client, acct)
+    rows = _ledger_rows(resources, acct.id)
+    with webhook_receiver() as rx:
+        r = client.post(
+            "/api/v2/generate/scenes",
+            json={"product_uuid": product["uuid"], "num_scenes": 2, "webhook_url": rx.url},
+            headers=test,
+        )
+        assert r.status_code == 202, r.text
+        created = r.json()
+        assert created["credits_reserved"] == 0 and created["credits_remaining"] == 10
+        assert created["test"] is True
+        assert r.headers["X-Credits-Charged"] == "0" and r.headers["X-Credits-Remaining"] == "10"
+
+        job = wait_terminal(client, acct, created["job_id"])  # the live key reads it too
+        assert job["status"] == "completed", job
+        assert job["test"] is True and job["credits_used"] == 0 and job["credits_reserved"] == 0
+        assert len(job["results"]) == 2
+        for res in job["results"]:
+            assert _contrast(_pixels(client, res["url"])) > 40
+
+        hooks = wait_until(lambda: rx.snapshot() or None, timeout=30)
+        payload: dict[str, Any] = json.loads(hooks[0].body)
+        assert payload["event"] == "job.completed" and payload["test"] is True
+        assert payload["credits_used"] == 0
+
+    batch = client.post(
+        "/api/v2/batches",
+        json={"images": [{"id": "sku-1", "image": b64_png()}], "images_per_product": 1},
+        headers=test,
+    )
+    assert batch.status_code == 202, batch.text
+    assert batch.json()["credits_reserved"] == 0 and batch.json()["test"] is True
+    done = wait_batch(client, acct, batch.json()["batch_id"])
+    assert done["test"] is True and done["credits_used"] == 0
+    assert done["images"][0]["status"] == "completed"
+    assert _contrast(_pixels(client, done["images"][0]["results"][0]["url"])) > 40
+
+    assert consistent_balance(resources, acct.id) == 10
+    assert _ledger_rows(resources, acct.id) == rows
+
+    # The live key's job is charged and its scenes carry no watermark.
+    r = client.post(
+        "/api/v2/generate/scenes",
+        json={"product_uuid": product["uuid"], "num_scenes": 1},
+        headers=acct.key_headers,
+    )
+    assert r.status_code == 202 and r.json()["test"] is False
+    assert r.headers["X-Credits-Charged"] == "1" and r.headers["X-Credits-Remaining"] == "9"
+    live = wait_terminal(client, acct, r.json()["job_id"])
+    assert live["status"] == "completed" and live["test"] is False and live["credits_used"] == 1
+    assert abs(_contrast(_pixels(client, live["results"][0]["url"]))) < 15
+    assert consistent_balance(resources, acct.id) == 9
+
+
+def test_the_test_key_has_its_own_rate_limit(client: TestClient, resources: Resources) -> None:
+    acct = make_account(resources, credits=1, plan="free")
+    test = _test_key(client, acct)
+    per_minute = resources.settings.test_key_requests_per_minute
+    before = client.get("/api/v2/account", headers=acct.key_headers)
+    live_left = int(before.headers["X-RateLimit-Remaining"])
+    for i in range(per_minute):
+        r = client.get("/api/v2/account", headers=test)
+        assert r.status_code == 200, r.text
+        assert r.headers["X-RateLimit-Limit"] == str(per_minute)
+        assert r.headers["X-RateLimit-Remaining"] == str(per_minute - 1 - i)
+    refused = client.get("/api/v2/account", headers=test)
+    assert refused.status_code == 429
+    assert "test-key requests" in refused.json()["detail"] and "Retry-After" in refused.headers
+
+    # The live key's plan bucket did not count the test key's calls.
+    after = client.get("/api/v2/account", headers=acct.key_headers)
+    assert after.status_code == 200
+    assert int(after.headers["X-RateLimit-Remaining"]) == live_left - 1
