@@ -160,3 +160,18 @@ def test_single_character_or_unsure_ocr_is_not_text() -> None:
     assert is_real_text(TextLine("AQUA", 0.97, []))
     assert not is_real_text(TextLine("O", 0.95, []))  # texture read as a letter
     assert not is_real_text(TextLine("AQUA", 0.55, []))
+
+
+def test_a_dark_product_on_white_is_high_key_not_backlit() -> None:
+    """A studio packshot: a dark product on an even white backdrop. A dark subject against an
+    uneven bright surround (a window) stays backlit."""
+    luma = np.full((200, 200), 0.97, np.float32)
+    luma[50:170, 70:130] = 0.1
+    mask = np.zeros_like(luma)
+    mask[50:170, 70:130] = 1.0
+    assert lighting_of(luma, mask) == "high-key"
+    window = luma.copy()
+    window[~(mask > 0.5)] = np.tile(np.linspace(0.6, 1.0, 200, dtype=np.float32), (200, 1))[
+        ~(mask > 0.5)
+    ]
+    assert lighting_of(window, mask) == "backlit"

@@ -246,8 +246,10 @@ def composition_of(subject: Box | None, luma: npt.NDArray[np.float32]) -> dict[s
 def lighting_of(luma: npt.NDArray[np.float32], mask: npt.NDArray[np.float32]) -> str:
     """One lighting word, first rule that applies:
 
-    ``backlit`` (a salient subject covering 5–80 % is at least 0.2 darker than what surrounds
-    it), ``low-key`` (mean < 0.3), ``high-key`` (mean > 0.68 with few deep shadows),
+    ``high-key`` (a studio shot: a salient subject covering 5–80 % on an even, near-white
+    backdrop, outside mean > 0.8 and std < 0.06, however dark the product itself), ``backlit``
+    (such a subject at least 0.2 darker than an uneven bright surround: a window, a sky),
+    ``low-key`` (mean < 0.3), ``high-key`` (mean > 0.68 with few deep shadows),
     ``high-contrast`` (luminance std > 0.28), ``even`` (std < 0.12), ``bright`` (mean > 0.55),
     else ``natural``."""
     ex = exposure_stats(luma)
@@ -255,7 +257,10 @@ def lighting_of(luma: npt.NDArray[np.float32], mask: npt.NDArray[np.float32]) ->
     share = float(subject.mean())
     if 0.05 < share < 0.8:
         inside = float(luma[subject].mean())
-        outside = float(luma[~subject].mean())
+        around = luma[mask < 0.2]
+        outside = float(around.mean()) if around.size else float(luma[~subject].mean())
+        if outside > 0.8 and around.size and float(around.std()) < 0.06:
+            return "high-key"
         if outside - inside > 0.2:
             return "backlit"
     if ex.mean < 0.3:
