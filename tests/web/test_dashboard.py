@@ -255,6 +255,12 @@ def test_avatar_studio_and_try_on(tab: Tab, live: Live, tmp_path: Path) -> None:
     expect(page.get_by_role("radiogroup", name="Model")).to_be_visible()
     expect(page.get_by_role("radio").first).to_be_checked()
     page.locator("input[type=file]").first.set_input_files(str(garment))
+    # the drop zone now shows what was chosen: its name, a thumbnail, how to replace it
+    zone = page.locator("label.dropzone").first
+    expect(zone).to_contain_text("tshirt.png")
+    expect(zone).to_contain_text("choose another")
+    expect(page.get_by_alt_text("Chosen: tshirt.png")).to_be_visible()
+    tab.shot("try-on-chosen")
     page.get_by_role("button", name="Try it on").click()
     expect(page.get_by_test_id("studio-cost")).to_have_text(
         "1 credit used · 8 credits left", timeout=90_000

@@ -124,8 +124,23 @@ export function time(iso) {
   return el;
 }
 
+// Words a field or value name abbreviates, as a person writes them.
+const WORDS = {
+  bg: "background",
+  png: "PNG",
+  jpg: "JPEG",
+  jpeg: "JPEG",
+  webp: "WebP",
+  url: "URL",
+  id: "ID",
+  ocr: "OCR",
+};
+
 export function title(s) {
-  return s.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+  return s
+    .replace(/[_-]+/g, " ")
+    .replace(/[A-Za-z]+/g, (w) => WORDS[w.toLowerCase()] || w)
+    .replace(/^\w/, (c) => c.toUpperCase());
 }
 
 export function shortId(s) {
@@ -231,19 +246,36 @@ export function dropzone({ label, hint, multiple = false, onFiles, inputId = id(
     multiple,
     onchange: () => take([...input.files]),
   });
-  const zone = h(
-    "label.dropzone",
-    { for: inputId },
-    h("span.dz-icon", icon("upload")),
-    h("span.dz-label", label),
-    h("span.dz-hint", hint || "PNG, JPEG or WebP — drop here or click to choose"),
-  );
+  const iconSlot = h("span.dz-icon", icon("upload"));
+  const labelEl = h("span.dz-label", label);
+  const hintEl = h("span.dz-hint", hint || "PNG, JPEG or WebP — drop here or click to choose");
+  const zone = h("label.dropzone", { for: inputId }, iconSlot, labelEl, hintEl);
   const error = h("p.field-error", { "aria-live": "polite" });
+  let preview = null;
+  // Once chosen, the zone shows what was chosen (a thumbnail of a single image) and how to
+  // replace it, instead of still asking for a drop.
+  function chosen(files) {
+    if (preview) URL.revokeObjectURL(preview);
+    preview = null;
+    if (files.length === 1) {
+      preview = URL.createObjectURL(files[0]);
+      clear(iconSlot, h("img.dz-thumb", { src: preview, alt: `Chosen: ${files[0].name}` }));
+      labelEl.textContent = files[0].name;
+    } else {
+      clear(iconSlot, icon("upload"));
+      labelEl.textContent = `${files.length} images chosen`;
+    }
+    hintEl.textContent = "Drop or click to choose another";
+    zone.classList.add("has-file");
+  }
   function take(files) {
     const ok = files.filter((f) => IMAGE_TYPES.includes(f.type));
     error.textContent =
       ok.length < files.length ? "Only PNG, JPEG and WebP images can be processed." : "";
-    if (ok.length) onFiles(multiple ? ok : ok.slice(0, 1));
+    if (!ok.length) return;
+    const taken = multiple ? ok : ok.slice(0, 1);
+    chosen(taken);
+    onFiles(taken);
   }
   zone.addEventListener("dragover", (e) => {
     e.preventDefault();

@@ -125,7 +125,7 @@ function unwrap(prop) {
  * (undefined: leave the field out so the server's default, or a preset, applies). */
 function control(name, raw, required) {
   const prop = unwrap(raw);
-  const label = prop.title || title(name);
+  const label = title(name); // not the schema's title: "Bg Color" reads "Background color"
   const help = prop.description ? prop.description.replace(/`/g, "") : null;
   if (name.endsWith("_base64")) {
     const input = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp" });
