@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.background.options import SubjectType
+from pixelmill.engines.background.parts import whole_subject
 from pixelmill.engines.background.person import person_mask, reduced
 from pixelmill.engines.background.trimap import confident_alpha
 from pixelmill.engines.base import ImageArray
@@ -141,6 +142,7 @@ def _person_found(person: Mask, faces: list[tuple[int, int, int, int]]) -> bool:
 
 
 SALIENT = "u2netp salient-object mask (320² model)"
+PARTS = " + attached parts from the mask's own low confidence, detached fragments dropped"
 PERSON = (
     "MediaPipe selfie segmentation (256² model) fused with the u2netp salient mask: salient "
     "regions touching the person kept, others dropped"
@@ -159,10 +161,16 @@ class Saliency(Protocol):
 
 
 def subject_matte(
-    image: ImageArray, kind: SubjectType = "auto", saliency: Saliency | None = None
+    image: ImageArray,
+    kind: SubjectType = "auto",
+    saliency: Saliency | None = None,
+    parts: bool = False,
 ) -> SubjectMatte:
     """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``), from
-    ``saliency`` when given, else the packaged U²-Net-p."""
+        ``saliency`` when given, else the packaged U²-Net-p. ``parts``: join the attached parts
+        the model is unsure of and drop small detached fragments (:mod:`.parts`) for every kind
+        but a person. Off by default: on it regresses the reference cut-outs of four photos
+    (``tests/engines/background/test_fast_paths.py``) and needs tuning first (issue 44)."""
     # The coarse masks are made at the size the guided filter solves on (a third of the
     # filter radius smaller than the image from ~750 px up), never at full resolution: the
     # trimap's matting is what brings the matte to the image's size.
@@ -171,9 +179,10 @@ def subject_matte(
     faces = 0
     detected: DetectedType = "object"
     method = SALIENT
-    fused: Mask = coarse
+    whole = whole_subject(image, coarse) if parts and kind != "person" else coarse
+    fused: Mask = whole
     if kind == "product":
-        fused = _full(single_object(_work(coarse)), h, w)
+        fused = _full(single_object(_work(whole)), h, w)
         detected, method = "product", PRODUCT
     elif kind in ("person", "auto"):
         small = reduced(image, FACE_SIDE)
@@ -190,6 +199,8 @@ def subject_matte(
             if kind == "person" or _person_found(person, boxes):
                 fused = _full(fuse_person(_work(coarse), person), h, w)
                 detected, method = "person", PERSON
+    if whole is not coarse and detected != "person":
+        method += PARTS
     alpha = confident_alpha(image, fused)
     if saliency is not None:
         method = method.replace(

@@ -1,0 +1,197 @@
+"""The whole product, and nothing detached: attached parts the model is unsure of joined to the
+subject, and small detached fragments dropped.
+
+U²-Net-p judges saliency against the whole frame. When a product fills the frame (a cup on a
+saucer cropped tightly, the saucer reaching the frame's edges) it calls the saucer background:
+its confidence there falls to ~1e-3. But that is still 10-100 times the confidence it gives the
+real background (~1e-5 on the table), so the model's *own* low-confidence map, read on a log
+scale, still shows the part. Here that signal is read region by region:
+
+- the image is split (at ``SIDE`` px, Felzenszwalb's graph segmentation) into regions of
+  coherent colour bounded by its edges;
+- a region that touches the subject (or a region already joined) joins it when at least
+  ``HOT`` of its pixels farther than ``HALO`` from the subject (the model's smooth fall-off
+  around any object is not evidence) have a confidence at least ``RELATIVE`` times the
+  background's level (the 25th percentile of the confidence outside the subject) and at least
+  ``FLOOR``;
+- the joined regions' enclosed gaps are filled (a saucer's inside between its rim and the cup);
+- nothing is joined when the result would cover most of the frame (``MAX_COVER``) or the
+  joined regions would run along most of its border (``MAX_BORDER``): that is the background.
+
+Then a detached component smaller than ``FRAGMENT`` of the largest one (a reflection's wisp,
+a speck at a flag's edge) is dropped from the confidence, so the trimap never sees it.
+
+The result is a new coarse confidence (the joined parts set to 1, the fragments to 0) for
+:func:`.trimap.confident_alpha`, which mattes its edges onto the image as before.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from skimage.segmentation import felzenszwalb
+
+from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.segmentation import Mask
+
+SIDE = 128
+"""Long side (pixels) of the copy the regions are found on."""
+SCALE = 150.0
+"""Felzenszwalb's scale (larger: larger regions)."""
+MIN_REGION = 20
+"""Smallest region (pixels at ``SIDE``)."""
+RELATIVE = 20.0
+"""A joined region's confidence is at least this many times the background's level..."""
+FLOOR = 3e-4
+"""... and at least this."""
+HOT = 0.6
+"""The share of a region's pixels (beyond the halo) that must reach that level."""
+HALO = 0.04
+"""Pixels nearer the subject than this fraction of ``SIDE`` are not looked at."""
+ROUNDS = 6
+"""Regions join in at most this many rounds (each round, regions touching the last)."""
+MAX_COVER = 0.85
+"""Nothing joins when the subject would then cover more of the frame than this."""
+MAX_BORDER = 0.5
+"""Nothing joins when the joined regions would run along more of the border than this."""
+FRAGMENT = 0.02
+"""A detached component smaller than this fraction of the largest is dropped."""
+CLOSE = 0.06
+"""The joined subject is closed with a disc of this fraction of ``SIDE`` before its enclosed gaps
+are filled (a part's thin rim is seldom one unbroken region)."""
+COLOUR = 12.0
+"""A region touching a joined part joins too when its mean colour is this close (CIELAB, 8-bit
+scale) to that part's: the part's shadowed side, which the model does not see."""
+MAX_SUBJECT_BORDER = 0.15
+"""Nothing joins a subject that already runs along more of the frame's border than this."""
+SUBJECT = 0.5
+"""The confidence that makes a pixel part of the subject (as :data:`.trimap.HIGH`)."""
+
+
+def _small(image: ImageArray, confidence: Mask) -> tuple[ImageArray, Mask]:
+    h, w = confidence.shape
+    f = SIDE / max(h, w)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    rgb = np.ascontiguousarray(image[..., :3])
+    small = np.asarray(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), np.uint8)
+    conf = np.asarray(cv2.resize(confidence, size, interpolation=cv2.INTER_AREA), np.float32)
+    return small, conf
+
+
+def _contacts(seg: npt.NDArray[np.int32], n: int) -> npt.NDArray[np.int32]:
+    """``n`` × ``n`` counts of 4-neighbour pixel pairs between regions."""
+    a = np.concatenate([seg[:, :-1].ravel(), seg[:-1, :].ravel()])
+    b = np.concatenate([seg[:, 1:].ravel(), seg[1:, :].ravel()])
+    differ = a != b
+    pairs = a[differ] * n + b[differ]
+    counts = np.bincount(pairs, minlength=n * n).reshape(n, n).astype(np.int32)
+    return counts + counts.T
+
+
+def _fill_enclosed(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """``mask`` with the background regions it encloses (not touching the frame) filled."""
+    outside = (~mask).view(np.uint8)
+    _count, labels, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=4)
+    h, w = mask.shape
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    enclosed = (
+        (x > 0)
+        & (y > 0)
+        & (x + stats[:, cv2.CC_STAT_WIDTH] < w)
+        & (y + stats[:, cv2.CC_STAT_HEIGHT] < h)
+    )
+    enclosed[0] = False
+    filled: npt.NDArray[np.bool_] = mask | enclosed[labels]
+    return filled
+
+
+def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_] | None:
+    """The parts joined to the subject, as a mask at ``SIDE`` scale (``None`` when none is)."""
+    small, conf = _small(image, confidence)
+    subject = conf >= SUBJECT
+    outside = conf[~subject]
+    if not subject.any() or outside.size == 0:
+        return None
+    rim = np.concatenate([subject[0], subject[-1], subject[:, 0], subject[:, -1]])
+    if float(rim.mean()) > MAX_SUBJECT_BORDER:
+        # A subject cut by the frame along a whole side (a portrait's shoulders) is no product
+        # with parts around it: what touches it there is the scene.
+        return None
+    seg = np.asarray(felzenszwalb(small, scale=SCALE, sigma=0.6, min_size=MIN_REGION), np.int32)
+    n = int(seg.max()) + 1
+    flat = seg.ravel()
+    area = np.bincount(flat, minlength=n).astype(np.float64)
+    inside = np.bincount(flat, weights=subject.ravel().astype(np.float64), minlength=n) / area
+    level = max(FLOOR, RELATIVE * float(np.percentile(outside, 25)))
+    gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
+    far = (gap > HALO * SIDE).ravel().astype(np.float64)
+    counted = np.bincount(flat, weights=far, minlength=n)
+    hot_pixels = np.bincount(flat, weights=far * (conf.ravel() >= level), minlength=n)
+    hot = (hot_pixels >= HOT * counted) & (counted >= 0.5 * area)
+    contact = _contacts(seg, n) >= 2
+    lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64)
+    sums = [np.bincount(flat, weights=lab[:, i], minlength=n) for i in range(3)]
+    mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
+    member = inside >= 0.5
+    joined = np.zeros(n, np.bool_)
+    for _ in range(ROUNDS):
+        touching = contact[:, member].any(axis=1) & ~member
+        # A region touching a joined part and of its colour continues that part.
+        near = contact[:, joined]
+        alike = np.zeros(n, np.bool_)
+        if near.any():
+            gaps = np.linalg.norm(mean[:, None, :] - mean[None, joined, :], axis=2)
+            alike = (near & (gaps <= COLOUR)).any(axis=1)
+        grow = touching & (hot | alike)
+        if not grow.any():
+            break
+        member |= grow
+        joined |= grow
+    if not joined.any():
+        return None
+    parts = joined[seg]
+    _h, _w = seg.shape
+    edge = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    radius = max(1, round(CLOSE * SIDE))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+    closed = cv2.morphologyEx((subject | parts).view(np.uint8), cv2.MORPH_CLOSE, disc) > 0
+    # The closing bridges gaps next to the joined parts only, not the subject's own bays.
+    beside = cv2.dilate(parts.view(np.uint8), disc) > 0
+    whole = _fill_enclosed(subject | parts | (closed & beside))
+    if float(whole.mean()) > MAX_COVER or float(edge.mean()) > MAX_BORDER:
+        return None
+    added: npt.NDArray[np.bool_] = whole & ~subject
+    return added
+
+
+def drop_fragments(confidence: Mask) -> Mask:
+    """``confidence`` without the detached components (at :data:`SUBJECT`) smaller than
+    ``FRAGMENT`` of the largest."""
+    binary = (confidence >= SUBJECT).view(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    if count <= 2:
+        return confidence
+    areas = stats[:, cv2.CC_STAT_AREA].copy()
+    areas[0] = 0
+    small = areas < FRAGMENT * areas.max()
+    small[0] = False
+    if not small.any():
+        return confidence
+    # The fragment and its soft rim (the pixels just below the threshold around it) go.
+    gone = cv2.dilate(small[labels].view(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    out = confidence.copy()
+    out[gone & ~(binary > 0) | small[labels]] = 0.0
+    return out
+
+
+def whole_subject(image: ImageArray, confidence: Mask) -> Mask:
+    """``confidence`` (the model's coarse output, at any size) with the subject's attached
+    parts set to 1 and its small detached fragments to 0."""
+    parts = attached_parts(image, confidence)
+    out = confidence
+    if parts is not None:
+        h, w = confidence.shape
+        up = cv2.resize(parts.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+        out = np.maximum(confidence, np.asarray(up >= 0.5, np.float32))
+    return drop_fragments(np.asarray(out, np.float32))

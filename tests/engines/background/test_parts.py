@@ -1,0 +1,70 @@
+"""A cut-out keeps the product's attached parts and drops detached fragments (issue 44 item 3),
+on ``skimage.data.coffee()`` (a cup on a saucer with a spoon) with a hand-drawn saucer mask
+(``bench/multipart.py``: an ellipse a few pixels inside the saucer's rim, less the cup and the
+spoon, checked by eye), at full frame and as its centre square (the saucer reaching the frame's
+edges), and on a composite whose distractor is known.
+
+Measured (opaque: alpha >= 0.9): full frame, the saucer 99.7 % opaque before and after; centre
+square, 0.8 % before and 48.9 % after (the issue's target is 90 %: the saucer's shadowed right
+side, which the model gives the table's confidence, is still lost), and the detached wisp of
+the spoon's reflection (0.38 % of the subject) is gone.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+from skimage import data
+
+from pixelmill.engines.background.parts import drop_fragments
+from pixelmill.engines.background.subject import subject_matte
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+from multipart import coffee_saucer, coffee_square
+
+
+def fragments(alpha: npt.NDArray[np.float32]) -> list[float]:
+    """Areas of the detached components beside the largest, as shares of the subject."""
+    _count, _, stats, _ = cv2.connectedComponentsWithStats((alpha > 0.5).astype(np.uint8))
+    areas = np.sort(stats[1:, cv2.CC_STAT_AREA])
+    return [float(a / areas.sum()) for a in areas[:-1]]
+
+
+@pytest.mark.parametrize("kind", ["auto", "object", "product"])
+def test_full_frame_keeps_the_saucer_and_nothing_detached(kind: str) -> None:
+    image = np.ascontiguousarray(data.coffee())
+    saucer, cup = coffee_saucer()
+    assert saucer.mean() > 0.1 and cup.mean() > 0.1
+    alpha = subject_matte(image, kind, parts=True).alpha
+    assert float((alpha[saucer] >= 0.9).mean()) >= 0.9
+    assert max(fragments(alpha), default=0.0) <= 0.005
+
+
+@pytest.mark.parametrize("kind", ["auto", "object"])
+def test_centre_square_keeps_more_of_the_saucer_and_drops_the_wisp(kind: str) -> None:
+    image, saucer = coffee_square()
+    before = subject_matte(image, kind, parts=False).alpha
+    after = subject_matte(image, kind, parts=True).alpha
+    assert float((before[saucer] >= 0.9).mean()) < 0.05  # the loss the issue reports
+    assert max(fragments(before)) > 0.003  # and the spoon reflection's wisp beside the cup
+    assert float((after[saucer] >= 0.9).mean()) >= 0.45
+    assert max(fragments(after), default=0.0) <= 0.005
+    # The cup itself stays whole: everything opaque before is still opaque.
+    kept = before >= 0.9
+    assert float((after[kept] >= 0.5).mean()) >= 0.99
+
+
+def test_small_detached_fragments_are_dropped_and_a_second_shoe_is_not() -> None:
+    conf = np.zeros((200, 300), np.float32)
+    conf[40:160, 30:110] = 1.0  # one shoe
+    conf[40:160, 180:255] = 0.9  # the other, a little smaller
+    conf[10:14, 280:284] = 0.8  # a speck
+    out = drop_fragments(conf)
+    assert out[10:14, 280:284].max() == 0.0
+    assert np.array_equal(out[40:160, 30:110], conf[40:160, 30:110])
+    assert np.array_equal(out[40:160, 180:255], conf[40:160, 180:255])
