@@ -27,6 +27,8 @@ The result is a new coarse confidence (the joined parts set to 1, the fragments 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -56,7 +58,9 @@ MAX_COVER = 0.85
 MAX_BORDER = 0.5
 """Nothing joins when the joined regions would run along more of the border than this."""
 FRAGMENT = 0.02
-"""A detached component smaller than this fraction of the largest is dropped."""
+"""A detached component smaller than this fraction of the largest is dropped..."""
+DETACHED = 0.02
+"""... when it lies farther than this fraction of the long side from the largest."""
 CLOSE = 0.06
 """The joined subject is closed with a disc of this fraction of ``SIDE`` before its enclosed gaps
 are filled (a part's thin rim is seldom one unbroken region)."""
@@ -65,6 +69,16 @@ COLOUR = 12.0
 scale) to that part's: the part's shadowed side, which the model does not see."""
 MAX_SUBJECT_BORDER = 0.15
 """Nothing joins a subject that already runs along more of the frame's border than this."""
+BINS = 36
+"""Sectors (10° each) of the directions around the subject that :func:`wrap_share` counts."""
+WRAP = 0.3
+"""A part touching the frame's edge away from the subject joins only when it lies in at least
+this share of the directions around the subject (it wraps the subject)."""
+REACH = 0.08
+"""How far (a fraction of ``SIDE``) along the frame's edge a part may run beyond the subject's
+own contact with it."""
+OVERRUN = 2
+"""Edge pixels (at ``SIDE``) a part may run beyond that reach."""
 SUBJECT = 0.5
 """The confidence that makes a pixel part of the subject (as :data:`.trimap.HIGH`)."""
 
@@ -104,6 +118,56 @@ def _fill_enclosed(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     enclosed[0] = False
     filled: npt.NDArray[np.bool_] = mask | enclosed[labels]
     return filled
+
+
+def _frame(shape: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    """The frame's outermost rows and columns."""
+    rim = np.zeros(shape, np.bool_)
+    rim[0, :] = rim[-1, :] = rim[:, 0] = rim[:, -1] = True
+    return rim
+
+
+def wrap_share(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) -> float:
+    """The share of the directions around ``subject``'s centre (in ``BINS`` sectors) in which
+    ``part`` lies: a saucer under a cup spans the lower half and more, a launch pad under a
+    rocket a narrow sector."""
+    ys, xs = np.nonzero(subject)
+    py, px = np.nonzero(part)
+    if ys.size == 0 or py.size == 0:
+        return 0.0
+    angle = np.arctan2(py - ys.mean(), px - xs.mean())
+    sector = np.floor((angle + np.pi) / (2 * np.pi) * BINS).astype(np.int64) % BINS
+    return float(np.unique(sector).size / BINS)
+
+
+def border_overrun(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) -> int:
+    """The pixels of the frame's edge that ``part`` runs along farther than ``REACH`` from where
+    the subject itself meets the edge (all of them when the subject does not)."""
+    frame = _frame(subject.shape)
+    touching = part & frame
+    if not touching.any():
+        return 0
+    contact = subject & frame
+    if not contact.any():
+        return int(touching.sum())
+    gap = cv2.distanceTransform((~contact).view(np.uint8), cv2.DIST_L2, 3)
+    return int((touching & (gap > REACH * SIDE)).sum())
+
+
+def _placed(
+    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_] | None:
+    """The joined parts' connected pieces that sit where a product's part can: away from the
+    frame's edge, or meeting it only where the subject does (a tight framing), or wrapping the
+    subject (a saucer under a cup, cut by the frame). A piece that runs along the edge by itself
+    (a launch pad under a rocket, a table, a wall) is the scene."""
+    count, labels = cv2.connectedComponents(parts.view(np.uint8), connectivity=8)
+    kept = np.zeros_like(parts)
+    for i in range(1, count):
+        piece = labels == i
+        if border_overrun(piece, subject) <= OVERRUN or wrap_share(piece, subject) >= WRAP:
+            kept |= piece
+    return kept if kept.any() else None
 
 
 def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_] | None:
@@ -150,7 +214,9 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         joined |= grow
     if not joined.any():
         return None
-    parts = joined[seg]
+    parts = _placed(joined[seg], subject)
+    if parts is None:
+        return None
     _h, _w = seg.shape
     edge = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
     radius = max(1, round(CLOSE * SIDE))
@@ -167,30 +233,44 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
 
 def drop_fragments(confidence: Mask) -> Mask:
     """``confidence`` without the detached components (at :data:`SUBJECT`) smaller than
-    ``FRAGMENT`` of the largest."""
+    ``FRAGMENT`` of the largest and farther than ``DETACHED`` (of the long side) from it: a
+    speck or a reflection's wisp. A small piece right beside the subject (a tuft of fur, a
+    strand) is its edge, and stays."""
     binary = (confidence >= SUBJECT).view(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     if count <= 2:
         return confidence
     areas = stats[:, cv2.CC_STAT_AREA].copy()
     areas[0] = 0
-    small = areas < FRAGMENT * areas.max()
+    largest = int(np.argmax(areas))
+    gap = np.asarray(
+        cv2.distanceTransform((labels != largest).view(np.uint8), cv2.DIST_L2, 3), np.float32
+    )
+    nearest = np.full(count, np.inf, np.float32)
+    np.minimum.at(nearest, np.asarray(labels.ravel(), np.intp), gap.ravel())
+    small = (areas < FRAGMENT * areas[largest]) & (nearest > DETACHED * max(confidence.shape))
     small[0] = False
     if not small.any():
         return confidence
-    # The fragment and its soft rim (the pixels just below the threshold around it) go.
+    # The fragment and its soft rim (the pixels just below the threshold around it, nearer it
+    # than the subject) go.
     gone = cv2.dilate(small[labels].view(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    away = gap > 0.5 * DETACHED * max(confidence.shape)
     out = confidence.copy()
-    out[gone & ~(binary > 0) | small[labels]] = 0.0
+    out[(gone & away & (binary == 0)) | small[labels]] = 0.0
     return out
 
 
-def whole_subject(image: ImageArray, confidence: Mask) -> Mask:
+def whole_subject(
+    image: ImageArray, confidence: Mask, face: Callable[[], bool] | None = None
+) -> Mask:
     """``confidence`` (the model's coarse output, at any size) with the subject's attached
-    parts set to 1 and its small detached fragments to 0."""
+    parts set to 1 and its small detached fragments to 0. ``face``: whether the picture holds
+    a face, asked only when a part would join (a person's jacket or the flag behind them is
+    no part: the person fusion handles people)."""
     parts = attached_parts(image, confidence)
     out = confidence
-    if parts is not None:
+    if parts is not None and not (face is not None and face()):
         h, w = confidence.shape
         up = cv2.resize(parts.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         out = np.maximum(confidence, np.asarray(up >= 0.5, np.float32))

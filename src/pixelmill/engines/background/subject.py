@@ -23,7 +23,7 @@ from pixelmill.engines.background.parts import whole_subject
 from pixelmill.engines.background.person import person_mask, reduced
 from pixelmill.engines.background.trimap import confident_alpha
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.runtime.faces import detect_faces
+from pixelmill.engines.runtime.faces import FaceBox, detect_faces
 from pixelmill.engines.runtime.segmentation import (
     Mask,
     coarse_mask,
@@ -164,13 +164,12 @@ def subject_matte(
     image: ImageArray,
     kind: SubjectType = "auto",
     saliency: Saliency | None = None,
-    parts: bool = False,
+    parts: bool = True,
 ) -> SubjectMatte:
     """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``), from
-        ``saliency`` when given, else the packaged U²-Net-p. ``parts``: join the attached parts
-        the model is unsure of and drop small detached fragments (:mod:`.parts`) for every kind
-        but a person. Off by default: on it regresses the reference cut-outs of four photos
-    (``tests/engines/background/test_fast_paths.py``) and needs tuning first (issue 44)."""
+    ``saliency`` when given, else the packaged U²-Net-p. ``parts``: join the attached parts
+    the model is unsure of and drop small detached fragments (:mod:`.parts`) for every kind
+    but a person, and never in a picture with a face (issue 44)."""
     # The coarse masks are made at the size the guided filter solves on (a third of the
     # filter radius smaller than the image from ~750 px up), never at full resolution: the
     # trimap's matting is what brings the matte to the image's size.
@@ -179,14 +178,27 @@ def subject_matte(
     faces = 0
     detected: DetectedType = "object"
     method = SALIENT
-    whole = whole_subject(image, coarse) if parts and kind != "person" else coarse
+    small = reduced(image, FACE_SIDE)
+    looked: list[list[FaceBox]] = []
+
+    def faces_found() -> list[FaceBox]:
+        # Faces are looked for once, and for ``object`` / ``product`` only when a part would
+        # join (the parts step is never taken in a picture with a face).
+        if not looked:
+            looked.append(detect_faces(small))
+        return looked[0]
+
+    whole = (
+        whole_subject(image, coarse, lambda: bool(faces_found()))
+        if parts and kind != "person"
+        else coarse
+    )
     fused: Mask = whole
     if kind == "product":
         fused = _full(single_object(_work(whole)), h, w)
         detected, method = "product", PRODUCT
     elif kind in ("person", "auto"):
-        small = reduced(image, FACE_SIDE)
-        found = detect_faces(small)
+        found = faces_found()
         faces = len(found)
         person: Mask | None = None
         if kind == "person" or found:
