@@ -64,9 +64,14 @@ DETACHED = 0.02
 CLOSE = 0.06
 """The joined subject is closed with a disc of this fraction of ``SIDE`` before its enclosed gaps
 are filled (a part's thin rim is seldom one unbroken region)."""
-COLOUR = 12.0
+COLOUR = 15.0
 """A region touching a joined part joins too when its mean colour is this close (CIELAB, 8-bit
 scale) to that part's: the part's shadowed side, which the model does not see."""
+WARM = 3.0
+"""... and when most of its pixels have at least this many times the background's confidence."""
+LIGHTNESS = 0.5
+"""Weight of CIELAB lightness in that colour distance (a* and b* weigh 1): a part's shadowed side
+is darker, not another colour."""
 MAX_SUBJECT_BORDER = 0.15
 """Nothing joins a subject that already runs along more of the frame's border than this."""
 BINS = 36
@@ -194,19 +199,26 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
     hot_pixels = np.bincount(flat, weights=far * (conf.ravel() >= level), minlength=n)
     hot = (hot_pixels >= HOT * counted) & (counted >= 0.5 * area)
     contact = _contacts(seg, n) >= 2
+    background = float(np.percentile(outside, 25))
+    warm_pixels = np.bincount(flat, weights=(conf.ravel() >= WARM * background), minlength=n)
+    warm = warm_pixels >= 0.5 * area
     lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64)
     sums = [np.bincount(flat, weights=lab[:, i], minlength=n) for i in range(3)]
     mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
+    # Shade changes a surface's lightness more than its chroma.
+    mean[:, 0] *= LIGHTNESS
     member = inside >= 0.5
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
         touching = contact[:, member].any(axis=1) & ~member
         # A region touching a joined part and of its colour continues that part.
+        # A region touching a joined part, of the colour of some joined region and above the
+        # background's confidence continues the part (its shadowed side).
         near = contact[:, joined]
         alike = np.zeros(n, np.bool_)
         if near.any():
             gaps = np.linalg.norm(mean[:, None, :] - mean[None, joined, :], axis=2)
-            alike = (near & (gaps <= COLOUR)).any(axis=1)
+            alike = (near & (gaps <= COLOUR)).any(axis=1) & warm
         grow = touching & (hot | alike)
         if not grow.any():
             break
