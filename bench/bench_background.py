@@ -649,7 +649,7 @@ def parts_speed() -> tuple[float, float]:
     real = subject_module.whole_subject
 
     def run(on: bool) -> float:
-        subject_module.whole_subject = real if on else (lambda image, conf: conf)
+        subject_module.whole_subject = real if on else (lambda image, conf, face=None: conf)
         start = time.perf_counter()
         removal.run(EngineInputs(image), params)
         subject_module.whole_subject = real

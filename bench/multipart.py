@@ -5,7 +5,7 @@ a background, with the exact mask of every part. Some are framed loosely, some t
 runs off the frame's edge), and some carry a small detached distractor (a crumb, a speck) that
 is not part of the product. Deterministic (a fixed seed), nothing downloaded.
 
-``items()`` gives the 24 items; ``crops()`` adds crops of real photos (coffee's centre square)
+``items()`` gives the 20 items; ``crops()`` adds crops of real photos (coffee's centre square)
 whose parts are drawn by hand (:func:`coffee_saucer`).
 """
 
@@ -167,8 +167,9 @@ def _draw(
 
 
 def items() -> list[Item]:
-    """24 composites: every product kind at a loose and a tight framing over the backgrounds
-    in turn, and three with a small detached distractor."""
+    """20 composites: every product kind at a loose and a tight framing over the backgrounds
+    in turn, three with a small detached distractor, two tight and off-centre, and a saucer
+    wider than the frame."""
     rng = np.random.default_rng(44)
     textures, backs = _textures(), _backgrounds()
     back_names = list(backs)
@@ -195,6 +196,11 @@ def items() -> list[Item]:
         parts = _products(rng, 1.4, 40.0, 40.0)[kind]
         image = _draw(parts, KINDS[kind], textures, backs["gradient"])
         out.append(Item(f"{kind} (tight, off-centre)", image, parts))
+    # A cup whose saucer is wider than the frame and runs off its sides and bottom (as in
+    # coffee()'s centre square), over the table.
+    parts = _products(rng, 1.6, 0.0, 90.0)["cup+saucer"]
+    image = _draw(parts, KINDS["cup+saucer"], textures, backs["table"])
+    out.append(Item("cup+saucer (saucer off the frame, table)", image, parts))
     return out
 
 
