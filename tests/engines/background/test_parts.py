@@ -5,10 +5,9 @@ spoon, checked by eye), at full frame and as its centre square (the saucer reach
 edges), and on a composite whose distractor is known.
 
 Measured (opaque: alpha >= 0.9): full frame, the saucer 99.7 % opaque before and after; centre
-square, 0.8 % before and 73.8 % after (the issue's target is 90 %: the darkest part of the
-saucer's shadowed right side and the shadow under the cup, which the model gives the table's
-confidence and whose colour is the table's, are still lost), and the detached wisp of the
-spoon's reflection (0.38 % of the subject) is gone.
+square, 0.8 % before and 99.4 % after (its shadowed right side, which the model gives the
+table's confidence, joins as a region between the cup and the joined saucer of the saucer's
+colour), and the detached wisp of the spoon's reflection (0.38 % of the subject) is gone.
 
 The step is on by default for every type but ``person``; it never joins anything in a picture
 with a face (below, Grace Hopper's jacket and the flag), and the reference cut-outs of
@@ -61,7 +60,18 @@ def test_centre_square_keeps_more_of_the_saucer_and_drops_the_wisp(kind: str) ->
     after = subject_matte(image, kind, parts=True).alpha
     assert float((before[saucer] >= 0.9).mean()) < 0.05  # the loss the issue reports
     assert max(fragments(before)) > 0.003  # and the spoon reflection's wisp beside the cup
-    assert float((after[saucer] >= 0.9).mean()) >= 0.7
+    assert float((after[saucer] >= 0.9).mean()) >= 0.9
+    # ... and little of the table: measured 1.5 % of the frame opaque farther than 15 px
+    # (the saucer's rim lies outside the hand-drawn mask) from the saucer and the cup.
+    whole, cup = coffee_saucer()
+    product = cv2.resize(
+        (whole | cup)[:, 100:500].astype(np.uint8),
+        saucer.shape[::-1],
+        interpolation=cv2.INTER_NEAREST,
+    )
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (31, 31))
+    near = cv2.dilate(product, disc) > 0
+    assert float(((after >= 0.5) & ~near).mean()) <= 0.025
     assert max(fragments(after), default=0.0) <= 0.005
     # The cup itself stays whole: everything opaque before is still opaque.
     kept = before >= 0.9

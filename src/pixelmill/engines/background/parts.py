@@ -14,12 +14,26 @@ scale, still shows the part. Here that signal is read region by region:
   around any object is not evidence) have a confidence at least ``RELATIVE`` times the
   background's level (the 25th percentile of the confidence outside the subject) and at least
   ``FLOOR``;
+- a region touching a joined region of its colour (``COLOUR`` in CIELAB, lightness weighed
+  ``LIGHTNESS``: shade darkens a surface, it does not recolour it) joins when most of it is
+  above ``WARM`` times the background's level; and a region touching the subject, away from the
+  frame's edge, of the joined parts' overall colour (``BRIDGE``) joins whatever the model says
+  (a saucer's shadowed side under the cup, which the model gives the table's confidence);
+- each joined piece must sit where a product's part can: away from the frame's edge, or
+  meeting it only within ``REACH`` of where the subject itself does (a tight framing), or
+  wrapping the subject (in at least ``WRAP`` of the directions around it: a saucer under a cup,
+  cut by the frame). A piece that runs along the edge by itself (a rocket's launch pad, a
+  table, a wall) is the scene and is dropped;
 - the joined regions' enclosed gaps are filled (a saucer's inside between its rim and the cup);
 - nothing is joined when the result would cover most of the frame (``MAX_COVER``) or the
-  joined regions would run along most of its border (``MAX_BORDER``): that is the background.
+  joined regions would run along most of its border (``MAX_BORDER``), nor to a subject that
+  already runs along a whole side (``MAX_SUBJECT_BORDER``: a portrait's shoulders); and
+  :func:`whole_subject` joins nothing in a picture with a face (a person's jacket, the flag
+  behind them: the person fusion handles people).
 
-Then a detached component smaller than ``FRAGMENT`` of the largest one (a reflection's wisp,
-a speck at a flag's edge) is dropped from the confidence, so the trimap never sees it.
+Then a detached component smaller than ``FRAGMENT`` of the largest one and farther than
+``DETACHED`` from it (a reflection's wisp, a crumb) is dropped from the confidence, so the
+trimap never sees it; a small piece right beside the subject (a tuft of fur) is its edge.
 
 The result is a new coarse confidence (the joined parts set to 1, the fragments to 0) for
 :func:`.trimap.confident_alpha`, which mattes its edges onto the image as before.
@@ -69,6 +83,9 @@ COLOUR = 15.0
 scale) to that part's: the part's shadowed side, which the model does not see."""
 WARM = 3.0
 """... and when most of its pixels have at least this many times the background's confidence."""
+BRIDGE = 16.0
+"""A region touching both the subject and a joined part, away from the frame's edge, joins when
+its mean colour is this close (lightness weighed as below) to the joined parts' mean colour."""
 LIGHTNESS = 0.5
 """Weight of CIELAB lightness in that colour distance (a* and b* weigh 1): a part's shadowed side
 is darker, not another colour."""
@@ -207,19 +224,29 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
     mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
     # Shade changes a surface's lightness more than its chroma.
     mean[:, 0] *= LIGHTNESS
+    framed = np.bincount(flat, weights=_frame(seg.shape).ravel(), minlength=n) > 0
     member = inside >= 0.5
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
         touching = contact[:, member].any(axis=1) & ~member
-        # A region touching a joined part and of its colour continues that part.
-        # A region touching a joined part, of the colour of some joined region and above the
-        # background's confidence continues the part (its shadowed side).
+        # A region touching a joined region of its colour, and above the background's
+        # confidence, continues that part (its shadowed side).
         near = contact[:, joined]
         alike = np.zeros(n, np.bool_)
+        bridge = np.zeros(n, np.bool_)
         if near.any():
             gaps = np.linalg.norm(mean[:, None, :] - mean[None, joined, :], axis=2)
             alike = (near & (gaps <= COLOUR)).any(axis=1) & warm
-        grow = touching & (hot | alike)
+            # A region between the subject and a joined part, inside the frame, of the joined
+            # parts' overall colour lies on the part too (a saucer's side under the cup that
+            # the model gives the table's confidence).
+            model = (mean[joined] * area[joined, None]).sum(axis=0) / area[joined].sum()
+            bridge = (
+                contact[:, inside >= 0.5].any(axis=1)
+                & ~framed
+                & (np.linalg.norm(mean - model, axis=1) <= BRIDGE)
+            )
+        grow = touching & (hot | alike | bridge)
         if not grow.any():
             break
         member |= grow
