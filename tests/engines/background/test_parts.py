@@ -10,9 +10,9 @@ table's confidence, joins as a region between the cup and the joined saucer of t
 colour), and the detached wisp of the spoon's reflection (0.38 % of the subject) is gone.
 
 The step is on by default for every type but ``person``; it never joins anything in a picture
-with a face (below, Grace Hopper's jacket and the flag), and the reference cut-outs of
-``test_fast_paths.py`` (a rocket whose launch pad runs off the frame, a cat, the astronaut)
-hold with it.
+with a face (nor, by its other guards, Grace Hopper's jacket and the flag behind her), and
+the reference cut-outs of ``test_fast_paths.py`` (a rocket whose launch pad runs off the frame,
+a cat, the astronaut) hold with it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 from PIL import Image
 from skimage import data
 
-from pixelmill.engines.background.parts import attached_parts, drop_fragments
+from pixelmill.engines.background.parts import drop_fragments, whole_subject
 from pixelmill.engines.background.subject import subject_matte
 from pixelmill.engines.runtime.segmentation import coarse_mask, guide_size
 
@@ -82,13 +82,18 @@ def test_nothing_joins_in_a_picture_with_a_face() -> None:
     path = Path(matplotlib.get_data_path()) / "sample_data" / "grace_hopper.jpg"
     with Image.open(path) as im:
         portrait = np.ascontiguousarray(im.convert("RGB"))[:380]
-    # Without the face guard the step would join her jacket and a strip of the flag.
-    conf = coarse_mask(portrait, guide_size(*portrait.shape[:2]))
-    added = attached_parts(portrait, conf)
-    assert added is not None and added.mean() > 0.1
+    # Her jacket and the flag behind her stay out.
     on = subject_matte(portrait, "object", parts=True)
     off = subject_matte(portrait, "object", parts=False)
     assert np.array_equal(on.alpha, off.alpha)
+    # The face guard itself: the square's saucer joins only when no face is found.
+    image, saucer = coffee_square()
+    conf = coarse_mask(image, guide_size(*image.shape[:2]))
+    small = cv2.resize(saucer.astype(np.uint8), conf.shape[::-1]) > 0
+    without = whole_subject(image, conf, lambda: False)
+    with_face = whole_subject(image, conf, lambda: True)
+    assert float((without[small] >= 0.5).mean()) >= 0.9
+    assert float((with_face[small] >= 0.5).mean()) <= 0.1
 
 
 def test_small_detached_fragments_are_dropped_and_a_second_shoe_is_not() -> None:

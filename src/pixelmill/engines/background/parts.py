@@ -19,11 +19,13 @@ scale, still shows the part. Here that signal is read region by region:
   above ``WARM`` times the background's level; and a region touching the subject, away from the
   frame's edge, of the joined parts' overall colour (``BRIDGE``) joins whatever the model says
   (a saucer's shadowed side under the cup, which the model gives the table's confidence);
-- each joined piece must sit where a product's part can: away from the frame's edge, or
-  meeting it only within ``REACH`` of where the subject itself does (a tight framing), or
-  wrapping the subject (in at least ``WRAP`` of the directions around it: a saucer under a cup,
-  cut by the frame). A piece that runs along the edge by itself (a rocket's launch pad, a
-  table, a wall) is the scene and is dropped;
+- each joined piece must look like a product's part: no larger than ``MAX_PIECE`` times the
+  subject, of a colour of its own (``DISTINCT`` from the rest of the background); and sit
+  where a part can: away from the frame's edge, or meeting it only within ``REACH`` of where
+  the subject itself does (a tight framing), or wrapping the subject (in at least ``WRAP`` of
+  the directions around it: a saucer under a cup, cut by the frame) along at most
+  ``MAX_RUN`` of the edge and not across the frame. A piece that runs along the edge by
+  itself (a rocket's launch pad, a table, a wall, a footbridge) is the scene and is dropped;
 - the joined regions' enclosed gaps are filled (a saucer's inside between its rim and the cup);
 - nothing is joined when the result would cover most of the frame (``MAX_COVER``) or the
   joined regions would run along most of its border (``MAX_BORDER``), nor to a subject that
@@ -101,6 +103,14 @@ REACH = 0.08
 own contact with it."""
 OVERRUN = 2
 """Edge pixels (at ``SIDE``) a part may run beyond that reach."""
+MAX_PIECE = 1.2
+"""A joined piece larger than this many times the subject is the scene."""
+DISTINCT = 6.0
+"""A joined piece's mean chroma (CIELAB a*, b*) differs at least this much from the rest of the
+background's."""
+MAX_RUN = 0.15
+"""A piece that wraps the subject runs along at most this share of the frame's edge beyond the
+subject's own contact."""
 SUBJECT = 0.5
 """The confidence that makes a pixel part of the subject (as :data:`.trimap.HIGH`)."""
 
@@ -177,17 +187,35 @@ def border_overrun(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) 
 
 
 def _placed(
-    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]
+    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_], chroma: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.bool_] | None:
-    """The joined parts' connected pieces that sit where a product's part can: away from the
-    frame's edge, or meeting it only where the subject does (a tight framing), or wrapping the
-    subject (a saucer under a cup, cut by the frame). A piece that runs along the edge by itself
-    (a launch pad under a rocket, a table, a wall) is the scene."""
+    """The joined parts' connected pieces that sit where a product's part can, and look like one:
+
+    - no larger than ``MAX_PIECE`` times the subject, and of a colour of its own (mean CIELAB
+      chroma at least ``DISTINCT`` from the rest of the background: a saucer on a table, a lid
+      on bricks; the forest floor under a tiger is the forest's colour);
+    - away from the frame's edge, or meeting it only where the subject does (a tight framing),
+      or wrapping the subject (a saucer under a cup, cut by the frame) while running along at
+      most ``MAX_RUN`` of the frame's edge and not across the frame (from one side to the
+      opposite one). A piece that runs along the edge by itself (a launch pad under a rocket,
+      a table, a wall, a footbridge) is the scene.
+    """
     count, labels = cv2.connectedComponents(parts.view(np.uint8), connectivity=8)
     kept = np.zeros_like(parts)
+    size = float(subject.sum())
+    perimeter = 2 * (parts.shape[0] + parts.shape[1])
     for i in range(1, count):
         piece = labels == i
-        if border_overrun(piece, subject) <= OVERRUN or wrap_share(piece, subject) >= WRAP:
+        rest = ~piece & ~subject
+        if piece.sum() > MAX_PIECE * size or not rest.any():
+            continue
+        own = float(np.linalg.norm(chroma[piece].mean(axis=0) - chroma[rest].mean(axis=0)))
+        if own < DISTINCT:
+            continue
+        overrun = border_overrun(piece, subject)
+        spans = (piece[0].any() and piece[-1].any()) or (piece[:, 0].any() and piece[:, -1].any())
+        wraps = wrap_share(piece, subject) >= WRAP and overrun <= MAX_RUN * perimeter and not spans
+        if overrun <= OVERRUN or wraps:
             kept |= piece
     return kept if kept.any() else None
 
@@ -253,7 +281,8 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         joined |= grow
     if not joined.any():
         return None
-    parts = _placed(joined[seg], subject)
+    chroma = lab.reshape(*seg.shape, 3)[..., 1:]
+    parts = _placed(joined[seg], subject, chroma)
     if parts is None:
         return None
     _h, _w = seg.shape
