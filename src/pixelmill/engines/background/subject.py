@@ -19,10 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.background.options import SubjectType
+from pixelmill.engines.background.parts import whole_subject
 from pixelmill.engines.background.person import person_mask, reduced
 from pixelmill.engines.background.trimap import confident_alpha
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.runtime.faces import detect_faces
+from pixelmill.engines.runtime.faces import FaceBox, detect_faces
 from pixelmill.engines.runtime.segmentation import (
     Mask,
     coarse_mask,
@@ -141,6 +142,7 @@ def _person_found(person: Mask, faces: list[tuple[int, int, int, int]]) -> bool:
 
 
 SALIENT = "u2netp salient-object mask (320² model)"
+PARTS = " + attached parts from the mask's own low confidence, detached fragments dropped"
 PERSON = (
     "MediaPipe selfie segmentation (256² model) fused with the u2netp salient mask: salient "
     "regions touching the person kept, others dropped"
@@ -159,10 +161,15 @@ class Saliency(Protocol):
 
 
 def subject_matte(
-    image: ImageArray, kind: SubjectType = "auto", saliency: Saliency | None = None
+    image: ImageArray,
+    kind: SubjectType = "auto",
+    saliency: Saliency | None = None,
+    parts: bool = True,
 ) -> SubjectMatte:
     """The matte of ``image``'s subject for ``kind`` (see ``SubjectParams.type``), from
-    ``saliency`` when given, else the packaged U²-Net-p."""
+    ``saliency`` when given, else the packaged U²-Net-p. ``parts``: join the attached parts
+    the model is unsure of and drop small detached fragments (:mod:`.parts`) for every kind
+    but a person, and never in a picture with a face (issue 44)."""
     # The coarse masks are made at the size the guided filter solves on (a third of the
     # filter radius smaller than the image from ~750 px up), never at full resolution: the
     # trimap's matting is what brings the matte to the image's size.
@@ -171,13 +178,27 @@ def subject_matte(
     faces = 0
     detected: DetectedType = "object"
     method = SALIENT
-    fused: Mask = coarse
+    small = reduced(image, FACE_SIDE)
+    looked: list[list[FaceBox]] = []
+
+    def faces_found() -> list[FaceBox]:
+        # Faces are looked for once, and for ``object`` / ``product`` only when a part would
+        # join (the parts step is never taken in a picture with a face).
+        if not looked:
+            looked.append(detect_faces(small))
+        return looked[0]
+
+    whole = (
+        whole_subject(image, coarse, lambda: bool(faces_found()))
+        if parts and kind != "person"
+        else coarse
+    )
+    fused: Mask = whole
     if kind == "product":
-        fused = _full(single_object(_work(coarse)), h, w)
+        fused = _full(single_object(_work(whole)), h, w)
         detected, method = "product", PRODUCT
     elif kind in ("person", "auto"):
-        small = reduced(image, FACE_SIDE)
-        found = detect_faces(small)
+        found = faces_found()
         faces = len(found)
         person: Mask | None = None
         if kind == "person" or found:
@@ -190,6 +211,8 @@ def subject_matte(
             if kind == "person" or _person_found(person, boxes):
                 fused = _full(fuse_person(_work(coarse), person), h, w)
                 detected, method = "person", PERSON
+    if whole is not coarse and detected != "person":
+        method += PARTS
     alpha = confident_alpha(image, fused)
     if saliency is not None:
         method = method.replace(

@@ -1,0 +1,345 @@
+"""The whole product, and nothing detached: attached parts the model is unsure of joined to the
+subject, and small detached fragments dropped.
+
+U²-Net-p judges saliency against the whole frame. When a product fills the frame (a cup on a
+saucer cropped tightly, the saucer reaching the frame's edges) it calls the saucer background:
+its confidence there falls to ~1e-3. But that is still 10-100 times the confidence it gives the
+real background (~1e-5 on the table), so the model's *own* low-confidence map, read on a log
+scale, still shows the part. Here that signal is read region by region:
+
+- the image is split (at ``SIDE`` px, Felzenszwalb's graph segmentation) into regions of
+  coherent colour bounded by its edges;
+- a region that touches the subject (or a region already joined) joins it when at least
+  ``HOT`` of its pixels farther than ``HALO`` from the subject (the model's smooth fall-off
+  around any object is not evidence) have a confidence at least ``RELATIVE`` times the
+  background's level (the 25th percentile of the confidence outside the subject) and at least
+  ``FLOOR``;
+- a region touching a joined region of its colour (``COLOUR`` in CIELAB, lightness weighed
+  ``LIGHTNESS``: shade darkens a surface, it does not recolour it) joins when most of it is
+  above ``WARM`` times the background's level; and a region touching the subject, away from the
+  frame's edge, of the joined parts' overall colour (``BRIDGE``) joins whatever the model says
+  (a saucer's shadowed side under the cup, which the model gives the table's confidence);
+- each joined piece must look like a product's part: no larger than ``MAX_PIECE`` times the
+  subject, of a colour of its own (``DISTINCT`` from the rest of the background); and sit
+  where a part can: away from the frame's edge, or meeting it only within ``REACH`` of where
+  the subject itself does (a tight framing), or wrapping the subject (in at least ``WRAP`` of
+  the directions around it: a saucer under a cup, cut by the frame) along at most
+  ``MAX_RUN`` of the edge and not across the frame. A piece that runs along the edge by
+  itself (a rocket's launch pad, a table, a wall, a footbridge) is the scene and is dropped;
+- the joined regions' enclosed gaps are filled (a saucer's inside between its rim and the cup);
+- nothing is joined when the result would cover most of the frame (``MAX_COVER``) or the
+  joined regions would run along most of its border (``MAX_BORDER``), nor to a subject that
+  already runs along a whole side (``MAX_SUBJECT_BORDER``: a portrait's shoulders); and
+  :func:`whole_subject` joins nothing in a picture with a face (a person's jacket, the flag
+  behind them: the person fusion handles people).
+
+Then a detached component smaller than ``FRAGMENT`` of the largest one and farther than
+``DETACHED`` from it (a reflection's wisp, a crumb) is dropped from the confidence, so the
+trimap never sees it; a small piece right beside the subject (a tuft of fur) is its edge.
+
+The result is a new coarse confidence (the joined parts set to 1, the fragments to 0) for
+:func:`.trimap.confident_alpha`, which mattes its edges onto the image as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from skimage.segmentation import felzenszwalb
+
+from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.segmentation import Mask
+
+SIDE = 128
+"""Long side (pixels) of the copy the regions are found on."""
+SCALE = 150.0
+"""Felzenszwalb's scale (larger: larger regions)."""
+MIN_REGION = 20
+"""Smallest region (pixels at ``SIDE``)."""
+RELATIVE = 20.0
+"""A joined region's confidence is at least this many times the background's level..."""
+FLOOR = 3e-4
+"""... and at least this."""
+HOT = 0.6
+"""The share of a region's pixels (beyond the halo) that must reach that level."""
+HALO = 0.04
+"""Pixels nearer the subject than this fraction of ``SIDE`` are not looked at."""
+ROUNDS = 6
+"""Regions join in at most this many rounds (each round, regions touching the last)."""
+MAX_COVER = 0.85
+"""Nothing joins when the subject would then cover more of the frame than this."""
+MAX_BORDER = 0.5
+"""Nothing joins when the joined regions would run along more of the border than this."""
+FRAGMENT = 0.02
+"""A detached component smaller than this fraction of the largest is dropped..."""
+DETACHED = 0.02
+"""... when it lies farther than this fraction of the long side from the largest."""
+CLOSE = 0.06
+"""The joined subject is closed with a disc of this fraction of ``SIDE`` before its enclosed gaps
+are filled (a part's thin rim is seldom one unbroken region)."""
+COLOUR = 15.0
+"""A region touching a joined part joins too when its mean colour is this close (CIELAB, 8-bit
+scale) to that part's: the part's shadowed side, which the model does not see."""
+WARM = 3.0
+"""... and when most of its pixels have at least this many times the background's confidence."""
+BRIDGE = 16.0
+"""A region touching both the subject and a joined part, away from the frame's edge, joins when
+its mean colour is this close (lightness weighed as below) to the joined parts' mean colour."""
+LIGHTNESS = 0.5
+"""Weight of CIELAB lightness in that colour distance (a* and b* weigh 1): a part's shadowed side
+is darker, not another colour."""
+MAX_SUBJECT_BORDER = 0.15
+"""Nothing joins a subject that already runs along more of the frame's border than this."""
+BINS = 36
+"""Sectors (10° each) of the directions around the subject that :func:`wrap_share` counts."""
+WRAP = 0.3
+"""A part touching the frame's edge away from the subject joins only when it lies in at least
+this share of the directions around the subject (it wraps the subject)."""
+REACH = 0.08
+"""How far (a fraction of ``SIDE``) along the frame's edge a part may run beyond the subject's
+own contact with it."""
+OVERRUN = 2
+"""Edge pixels (at ``SIDE``) a part may run beyond that reach."""
+MAX_PIECE = 1.2
+"""A joined piece larger than this many times the subject is the scene."""
+DISTINCT = 6.0
+"""A joined piece's mean chroma (CIELAB a*, b*) differs at least this much from the rest of the
+background's."""
+MAX_RUN = 0.15
+"""A piece that wraps the subject runs along at most this share of the frame's edge beyond the
+subject's own contact."""
+SUBJECT = 0.5
+"""The confidence that makes a pixel part of the subject (as :data:`.trimap.HIGH`)."""
+
+
+def _small(image: ImageArray, confidence: Mask) -> tuple[ImageArray, Mask]:
+    h, w = confidence.shape
+    f = SIDE / max(h, w)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    rgb = np.ascontiguousarray(image[..., :3])
+    small = np.asarray(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), np.uint8)
+    conf = np.asarray(cv2.resize(confidence, size, interpolation=cv2.INTER_AREA), np.float32)
+    return small, conf
+
+
+def _contacts(seg: npt.NDArray[np.int32], n: int) -> npt.NDArray[np.int32]:
+    """``n`` × ``n`` counts of 4-neighbour pixel pairs between regions."""
+    a = np.concatenate([seg[:, :-1].ravel(), seg[:-1, :].ravel()])
+    b = np.concatenate([seg[:, 1:].ravel(), seg[1:, :].ravel()])
+    differ = a != b
+    pairs = a[differ] * n + b[differ]
+    counts = np.bincount(pairs, minlength=n * n).reshape(n, n).astype(np.int32)
+    return counts + counts.T
+
+
+def _fill_enclosed(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """``mask`` with the background regions it encloses (not touching the frame) filled."""
+    outside = (~mask).view(np.uint8)
+    _count, labels, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=4)
+    h, w = mask.shape
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    enclosed = (
+        (x > 0)
+        & (y > 0)
+        & (x + stats[:, cv2.CC_STAT_WIDTH] < w)
+        & (y + stats[:, cv2.CC_STAT_HEIGHT] < h)
+    )
+    enclosed[0] = False
+    filled: npt.NDArray[np.bool_] = mask | enclosed[labels]
+    return filled
+
+
+def _frame(shape: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    """The frame's outermost rows and columns."""
+    rim = np.zeros(shape, np.bool_)
+    rim[0, :] = rim[-1, :] = rim[:, 0] = rim[:, -1] = True
+    return rim
+
+
+def wrap_share(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) -> float:
+    """The share of the directions around ``subject``'s centre (in ``BINS`` sectors) in which
+    ``part`` lies: a saucer under a cup spans the lower half and more, a launch pad under a
+    rocket a narrow sector."""
+    ys, xs = np.nonzero(subject)
+    py, px = np.nonzero(part)
+    if ys.size == 0 or py.size == 0:
+        return 0.0
+    angle = np.arctan2(py - ys.mean(), px - xs.mean())
+    sector = np.floor((angle + np.pi) / (2 * np.pi) * BINS).astype(np.int64) % BINS
+    return float(np.unique(sector).size / BINS)
+
+
+def border_overrun(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) -> int:
+    """The pixels of the frame's edge that ``part`` runs along farther than ``REACH`` from where
+    the subject itself meets the edge (all of them when the subject does not)."""
+    frame = _frame(subject.shape)
+    touching = part & frame
+    if not touching.any():
+        return 0
+    contact = subject & frame
+    if not contact.any():
+        return int(touching.sum())
+    gap = cv2.distanceTransform((~contact).view(np.uint8), cv2.DIST_L2, 3)
+    return int((touching & (gap > REACH * SIDE)).sum())
+
+
+def _placed(
+    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_], chroma: npt.NDArray[np.float64]
+) -> npt.NDArray[np.bool_] | None:
+    """The joined parts' connected pieces that sit where a product's part can, and look like one:
+
+    - no larger than ``MAX_PIECE`` times the subject, and of a colour of its own (mean CIELAB
+      chroma at least ``DISTINCT`` from the rest of the background: a saucer on a table, a lid
+      on bricks; the forest floor under a tiger is the forest's colour);
+    - away from the frame's edge, or meeting it only where the subject does (a tight framing),
+      or wrapping the subject (a saucer under a cup, cut by the frame) while running along at
+      most ``MAX_RUN`` of the frame's edge and not across the frame (from one side to the
+      opposite one). A piece that runs along the edge by itself (a launch pad under a rocket,
+      a table, a wall, a footbridge) is the scene.
+    """
+    count, labels = cv2.connectedComponents(parts.view(np.uint8), connectivity=8)
+    kept = np.zeros_like(parts)
+    size = float(subject.sum())
+    perimeter = 2 * (parts.shape[0] + parts.shape[1])
+    for i in range(1, count):
+        piece = labels == i
+        rest = ~piece & ~subject
+        if piece.sum() > MAX_PIECE * size or not rest.any():
+            continue
+        own = float(np.linalg.norm(chroma[piece].mean(axis=0) - chroma[rest].mean(axis=0)))
+        if own < DISTINCT:
+            continue
+        overrun = border_overrun(piece, subject)
+        spans = (piece[0].any() and piece[-1].any()) or (piece[:, 0].any() and piece[:, -1].any())
+        wraps = wrap_share(piece, subject) >= WRAP and overrun <= MAX_RUN * perimeter and not spans
+        if overrun <= OVERRUN or wraps:
+            kept |= piece
+    return kept if kept.any() else None
+
+
+def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_] | None:
+    """The parts joined to the subject, as a mask at ``SIDE`` scale (``None`` when none is)."""
+    small, conf = _small(image, confidence)
+    subject = conf >= SUBJECT
+    outside = conf[~subject]
+    if not subject.any() or outside.size == 0:
+        return None
+    rim = np.concatenate([subject[0], subject[-1], subject[:, 0], subject[:, -1]])
+    if float(rim.mean()) > MAX_SUBJECT_BORDER:
+        # A subject cut by the frame along a whole side (a portrait's shoulders) is no product
+        # with parts around it: what touches it there is the scene.
+        return None
+    seg = np.asarray(felzenszwalb(small, scale=SCALE, sigma=0.6, min_size=MIN_REGION), np.int32)
+    n = int(seg.max()) + 1
+    flat = seg.ravel()
+    area = np.bincount(flat, minlength=n).astype(np.float64)
+    inside = np.bincount(flat, weights=subject.ravel().astype(np.float64), minlength=n) / area
+    level = max(FLOOR, RELATIVE * float(np.percentile(outside, 25)))
+    gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
+    far = (gap > HALO * SIDE).ravel().astype(np.float64)
+    counted = np.bincount(flat, weights=far, minlength=n)
+    hot_pixels = np.bincount(flat, weights=far * (conf.ravel() >= level), minlength=n)
+    hot = (hot_pixels >= HOT * counted) & (counted >= 0.5 * area)
+    contact = _contacts(seg, n) >= 2
+    background = float(np.percentile(outside, 25))
+    warm_pixels = np.bincount(flat, weights=(conf.ravel() >= WARM * background), minlength=n)
+    warm = warm_pixels >= 0.5 * area
+    lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64)
+    sums = [np.bincount(flat, weights=lab[:, i], minlength=n) for i in range(3)]
+    mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
+    # Shade changes a surface's lightness more than its chroma.
+    mean[:, 0] *= LIGHTNESS
+    framed = np.bincount(flat, weights=_frame(seg.shape).ravel(), minlength=n) > 0
+    member = inside >= 0.5
+    joined = np.zeros(n, np.bool_)
+    for _ in range(ROUNDS):
+        touching = contact[:, member].any(axis=1) & ~member
+        # A region touching a joined region of its colour, and above the background's
+        # confidence, continues that part (its shadowed side).
+        near = contact[:, joined]
+        alike = np.zeros(n, np.bool_)
+        bridge = np.zeros(n, np.bool_)
+        if near.any():
+            gaps = np.linalg.norm(mean[:, None, :] - mean[None, joined, :], axis=2)
+            alike = (near & (gaps <= COLOUR)).any(axis=1) & warm
+            # A region between the subject and a joined part, inside the frame, of the joined
+            # parts' overall colour lies on the part too (a saucer's side under the cup that
+            # the model gives the table's confidence).
+            model = (mean[joined] * area[joined, None]).sum(axis=0) / area[joined].sum()
+            bridge = (
+                contact[:, inside >= 0.5].any(axis=1)
+                & ~framed
+                & (np.linalg.norm(mean - model, axis=1) <= BRIDGE)
+            )
+        grow = touching & (hot | alike | bridge)
+        if not grow.any():
+            break
+        member |= grow
+        joined |= grow
+    if not joined.any():
+        return None
+    chroma = lab.reshape(*seg.shape, 3)[..., 1:]
+    parts = _placed(joined[seg], subject, chroma)
+    if parts is None:
+        return None
+    _h, _w = seg.shape
+    edge = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    radius = max(1, round(CLOSE * SIDE))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+    closed = cv2.morphologyEx((subject | parts).view(np.uint8), cv2.MORPH_CLOSE, disc) > 0
+    # The closing bridges gaps next to the joined parts only, not the subject's own bays.
+    beside = cv2.dilate(parts.view(np.uint8), disc) > 0
+    whole = _fill_enclosed(subject | parts | (closed & beside))
+    if float(whole.mean()) > MAX_COVER or float(edge.mean()) > MAX_BORDER:
+        return None
+    added: npt.NDArray[np.bool_] = whole & ~subject
+    return added
+
+
+def drop_fragments(confidence: Mask) -> Mask:
+    """``confidence`` without the detached components (at :data:`SUBJECT`) smaller than
+    ``FRAGMENT`` of the largest and farther than ``DETACHED`` (of the long side) from it: a
+    speck or a reflection's wisp. A small piece right beside the subject (a tuft of fur, a
+    strand) is its edge, and stays."""
+    binary = (confidence >= SUBJECT).view(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    if count <= 2:
+        return confidence
+    areas = stats[:, cv2.CC_STAT_AREA].copy()
+    areas[0] = 0
+    largest = int(np.argmax(areas))
+    gap = np.asarray(
+        cv2.distanceTransform((labels != largest).view(np.uint8), cv2.DIST_L2, 3), np.float32
+    )
+    nearest = np.full(count, np.inf, np.float32)
+    np.minimum.at(nearest, np.asarray(labels.ravel(), np.intp), gap.ravel())
+    small = (areas < FRAGMENT * areas[largest]) & (nearest > DETACHED * max(confidence.shape))
+    small[0] = False
+    if not small.any():
+        return confidence
+    # The fragment and its soft rim (the pixels just below the threshold around it, nearer it
+    # than the subject) go.
+    gone = cv2.dilate(small[labels].view(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    away = gap > 0.5 * DETACHED * max(confidence.shape)
+    out = confidence.copy()
+    out[(gone & away & (binary == 0)) | small[labels]] = 0.0
+    return out
+
+
+def whole_subject(
+    image: ImageArray, confidence: Mask, face: Callable[[], bool] | None = None
+) -> Mask:
+    """``confidence`` (the model's coarse output, at any size) with the subject's attached
+    parts set to 1 and its small detached fragments to 0. ``face``: whether the picture holds
+    a face, asked only when a part would join (a person's jacket or the flag behind them is
+    no part: the person fusion handles people)."""
+    parts = attached_parts(image, confidence)
+    out = confidence
+    if parts is not None and not (face is not None and face()):
+        h, w = confidence.shape
+        up = cv2.resize(parts.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+        out = np.maximum(confidence, np.asarray(up >= 0.5, np.float32))
+    return drop_fragments(np.asarray(out, np.float32))

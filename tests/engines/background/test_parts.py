@@ -1,0 +1,107 @@
+"""A cut-out keeps the product's attached parts and drops detached fragments (issue 44 item 3),
+on ``skimage.data.coffee()`` (a cup on a saucer with a spoon) with a hand-drawn saucer mask
+(``bench/multipart.py``: an ellipse a few pixels inside the saucer's rim, less the cup and the
+spoon, checked by eye), at full frame and as its centre square (the saucer reaching the frame's
+edges), and on a composite whose distractor is known.
+
+Measured (opaque: alpha >= 0.9): full frame, the saucer 99.7 % opaque before and after; centre
+square, 0.8 % before and 99.4 % after (its shadowed right side, which the model gives the
+table's confidence, joins as a region between the cup and the joined saucer of the saucer's
+colour), and the detached wisp of the spoon's reflection (0.38 % of the subject) is gone.
+
+The step is on by default for every type but ``person``; it never joins anything in a picture
+with a face (nor, by its other guards, Grace Hopper's jacket and the flag behind her), and
+the reference cut-outs of ``test_fast_paths.py`` (a rocket whose launch pad runs off the frame,
+a cat, the astronaut) hold with it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import matplotlib
+import numpy as np
+import numpy.typing as npt
+import pytest
+from PIL import Image
+from skimage import data
+
+from pixelmill.engines.background.parts import drop_fragments, whole_subject
+from pixelmill.engines.background.subject import subject_matte
+from pixelmill.engines.runtime.segmentation import coarse_mask, guide_size
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+from multipart import coffee_saucer, coffee_square
+
+
+def fragments(alpha: npt.NDArray[np.float32]) -> list[float]:
+    """Areas of the detached components beside the largest, as shares of the subject."""
+    _count, _, stats, _ = cv2.connectedComponentsWithStats((alpha > 0.5).astype(np.uint8))
+    areas = np.sort(stats[1:, cv2.CC_STAT_AREA])
+    return [float(a / areas.sum()) for a in areas[:-1]]
+
+
+@pytest.mark.parametrize("kind", ["auto", "object", "product"])
+def test_full_frame_keeps_the_saucer_and_nothing_detached(kind: str) -> None:
+    image = np.ascontiguousarray(data.coffee())
+    saucer, cup = coffee_saucer()
+    assert saucer.mean() > 0.1 and cup.mean() > 0.1
+    alpha = subject_matte(image, kind, parts=True).alpha
+    assert float((alpha[saucer] >= 0.9).mean()) >= 0.9
+    assert max(fragments(alpha), default=0.0) <= 0.005
+
+
+@pytest.mark.parametrize("kind", ["auto", "object"])
+def test_centre_square_keeps_more_of_the_saucer_and_drops_the_wisp(kind: str) -> None:
+    image, saucer = coffee_square()
+    before = subject_matte(image, kind, parts=False).alpha
+    after = subject_matte(image, kind, parts=True).alpha
+    assert float((before[saucer] >= 0.9).mean()) < 0.05  # the loss the issue reports
+    assert max(fragments(before)) > 0.003  # and the spoon reflection's wisp beside the cup
+    assert float((after[saucer] >= 0.9).mean()) >= 0.9
+    # ... and little of the table: measured 1.5 % of the frame opaque farther than 15 px
+    # (the saucer's rim lies outside the hand-drawn mask) from the saucer and the cup.
+    whole, cup = coffee_saucer()
+    product = cv2.resize(
+        (whole | cup)[:, 100:500].astype(np.uint8),
+        saucer.shape[::-1],
+        interpolation=cv2.INTER_NEAREST,
+    )
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (31, 31))
+    near = cv2.dilate(product, disc) > 0
+    assert float(((after >= 0.5) & ~near).mean()) <= 0.025
+    assert max(fragments(after), default=0.0) <= 0.005
+    # The cup itself stays whole: everything opaque before is still opaque.
+    kept = before >= 0.9
+    assert float((after[kept] >= 0.5).mean()) >= 0.99
+
+
+def test_nothing_joins_in_a_picture_with_a_face() -> None:
+    path = Path(matplotlib.get_data_path()) / "sample_data" / "grace_hopper.jpg"
+    with Image.open(path) as im:
+        portrait = np.ascontiguousarray(im.convert("RGB"))[:380]
+    # Her jacket and the flag behind her stay out.
+    on = subject_matte(portrait, "object", parts=True)
+    off = subject_matte(portrait, "object", parts=False)
+    assert np.array_equal(on.alpha, off.alpha)
+    # The face guard itself: the square's saucer joins only when no face is found.
+    image, saucer = coffee_square()
+    conf = coarse_mask(image, guide_size(*image.shape[:2]))
+    small = cv2.resize(saucer.astype(np.uint8), conf.shape[::-1]) > 0
+    without = whole_subject(image, conf, lambda: False)
+    with_face = whole_subject(image, conf, lambda: True)
+    assert float((without[small] >= 0.5).mean()) >= 0.9
+    assert float((with_face[small] >= 0.5).mean()) <= 0.1
+
+
+def test_small_detached_fragments_are_dropped_and_a_second_shoe_is_not() -> None:
+    conf = np.zeros((200, 300), np.float32)
+    conf[40:160, 30:110] = 1.0  # one shoe
+    conf[40:160, 180:255] = 0.9  # the other, a little smaller
+    conf[10:14, 280:284] = 0.8  # a speck
+    out = drop_fragments(conf)
+    assert out[10:14, 280:284].max() == 0.0
+    assert np.array_equal(out[40:160, 30:110], conf[40:160, 30:110])
+    assert np.array_equal(out[40:160, 180:255], conf[40:160, 180:255])
