@@ -348,6 +348,13 @@ def test_a_free_account_clicks_through_every_page_without_a_429(tab: Tab, live: 
                 "aria-current", "page"
             )
             page.wait_for_load_state("networkidle")
+            if link == "Tools":  # every card's badge is its own
+                expect(page.locator(".tool-icon").nth(10)).to_be_visible()
+                badges = page.locator(".tool-icon").all_inner_texts()
+                assert len(badges) > 10 and len(set(badges)) == len(badges), badges
+            if _ == 0 and link in ("Tools", "History"):
+                expect(page.locator(".page-loading")).to_have_count(0)
+                tab.shot(link.lower())
     reads = [s for s in statuses if s[0] == "GET"]
     assert len(reads) > 10, statuses  # more than the free plan's minute
     assert [s for s in statuses if s[2] == 429] == []

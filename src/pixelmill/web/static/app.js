@@ -1,7 +1,7 @@
 // The dashboard: the shell (sidebar, top bar), the hash router, and the sign-in gate.
 
 import { account, creditPacks, onChange, rate, session } from "./api.js";
-import { h, clear, credits, icon, toast } from "./ui.js";
+import { h, clear, credits, icon, spinner, toast } from "./ui.js";
 import * as auth from "./pages/auth.js";
 import * as billing from "./pages/billing.js";
 import * as home from "./pages/home.js";
@@ -173,6 +173,10 @@ async function render() {
         for (const li of node.querySelectorAll("li[data-billing]")) li.hidden = false;
       })
       .catch(() => {});
+  }
+  // Pages load their data before they show; a spinner holds the place meanwhile.
+  if (!opts?.open) {
+    clear(target, h("div.page-loading", spinner("Loading the page"), h("span", "Loading…")));
   }
   try {
     const content = await page({ params: match.slice(1), signal });

@@ -65,22 +65,33 @@ export async function listTools() {
   return out;
 }
 
-function toolIcon(slug) {
+/** A short, distinct label per tool for its card's badge: the words' initials ("RB", "IP"),
+ * a single word's first two letters ("Up", "Un"); where two would read the same, the next
+ * letters of the first word tell them apart ("RpB", "Cn"). */
+function iconTexts(slugs) {
+  const used = new Set();
+  const out = {};
+  for (const slug of slugs) {
+    const words = slug.split("-").filter((w) => w && w !== "to");
+    const first = words[0][0].toUpperCase();
+    const tail = words.length > 1 ? words.slice(1).map((w) => w[0].toUpperCase()).join("") : "";
+    const options = [...words[0].slice(1)].map((c) => first + c + tail);
+    if (words.length > 1) options.unshift(first + tail.slice(0, 1));
+    out[slug] = options.find((o) => !used.has(o)) || first + tail;
+    used.add(out[slug]);
+  }
+  return out;
+}
+
+function toolIcon(slug, text) {
   let hash = 0;
   for (const c of slug) hash = (hash * 31 + c.charCodeAt(0)) % 360;
-  return h(
-    "span.tool-icon",
-    { "aria-hidden": "true", style: `--hue:${hash}` },
-    slug
-      .split("-")
-      .map((w) => w[0].toUpperCase())
-      .slice(0, 2)
-      .join(""),
-  );
+  return h("span.tool-icon", { "aria-hidden": "true", style: `--hue:${hash}` }, text);
 }
 
 export async function toolsPage() {
   const tools = await listTools();
+  const icons = iconTexts(tools.map((t) => t.slug));
   return h(
     "div.page",
     pageHead("Tools", "Drop an image, pick the options, get the result. Each run costs credits."),
@@ -92,7 +103,7 @@ export async function toolsPage() {
           h(
             "a.tool-card",
             { href: `#/tools/${t.slug}` },
-            toolIcon(t.slug),
+            toolIcon(t.slug, icons[t.slug]),
             h("span.tool-name", t.name),
             h("span.tool-desc", firstSentence(t.description)),
             h(
