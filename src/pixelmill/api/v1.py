@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import APIRouter, File, Form, UploadFile
 
 from pixelmill.accounts.schemas import CreditBalance, UserInfo
 from pixelmill.api.deps import ApiKeyUser, BaseUrl, ReadSession, Res
 from pixelmill.api.forms import UpscaleFactor
-from pixelmill.billing.history import history as account_history
-from pixelmill.billing.history import kept_results
-from pixelmill.billing.schemas import History
+from pixelmill.api.v2 import account
 from pixelmill.credits import ledger
 from pixelmill.engines.background import BackgroundRemovalParams
 from pixelmill.imaging import OutputFormat
@@ -133,18 +131,5 @@ def credits(user: ApiKeyUser, session: ReadSession) -> CreditBalance:
     return CreditBalance(credits=totals.credits, total_purchased=totals.total_purchased)
 
 
-@router.get("/history")
-def history(
-    user: ApiKeyUser,
-    session: ReadSession,
-    resources: Res,
-    base_url: BaseUrl,
-    limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
-) -> History:
-    """The account's history, newest first: every change to its balance with what it paid
-    for (synchronous calls, jobs of every kind, batches, grants, purchases, refunds; ``kind``
-    says which, ``credits`` is the signed change). ``result_url`` is present while a call's
-    result is still kept (the retention period)."""
-    link = kept_results(resources.signer, base_url, resources.settings.result_ttl_hours)
-    return account_history(session, user.id, limit=limit, offset=offset, link=link)
+# One handler serves both surfaces: the same body on v1 and v2 (api/v2/account.py).
+router.get("/history")(account.history)
