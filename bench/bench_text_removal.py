@@ -265,11 +265,67 @@ def sheet(engine: TextRemovalEngine, data_root: Path, path: Path) -> None:
     print(f"wrote {path}")
 
 
+def pass_sheet(engine: TextRemovalEngine, data_root: Path, path: Path, seed: int) -> None:
+    """Contact sheet of the learned method's OCR pass (issue 44): the three held-out pairs of
+    draw ``seed`` it raised most, columns input, the OCR method, learned without the pass, the
+    default (learned with the pass) and the clean photo."""
+    _, val_paths = overlay_data.split(data_root)
+    pairs = overlay_data.validation_pairs(val_paths, seed=seed)
+    variants = {
+        "input": None,
+        "OCR method": VARIANTS[OCR_VARIANT],
+        "learned, no pass": VARIANTS["new, gated fill"],
+        "default": VARIANTS["default"],
+    }
+    scored = []
+    for pair in pairs:
+        if pair.kind == "clean":
+            continue
+        outs = {
+            label: pair.observed
+            if params is None
+            else engine.run(EngineInputs(pair.observed), params).images[0].pixels
+            for label, params in variants.items()
+        }
+        gain = psnr(outs["default"], pair.clean) - psnr(outs["learned, no pass"], pair.clean)
+        scored.append((gain, pair, outs))
+    scored.sort(key=lambda t: -t[0])
+    rows = []
+    for _, pair, outs in scored[:3]:
+        # The overlay's neighbourhood, where the pass filled: a 320 x 240 window around it.
+        ys, xs = np.nonzero(np.any(outs["default"] != outs["learned, no pass"], axis=2))
+        h, w = pair.clean.shape[:2]
+        cy, cx = int(ys.mean()) if ys.size else h // 2, int(xs.mean()) if xs.size else w // 2
+        y0, x0 = min(max(0, cy - 120), max(0, h - 240)), min(max(0, cx - 160), max(0, w - 320))
+        tiles = []
+        for label, im in [*outs.items(), ("clean", pair.clean)]:
+            t = np.ascontiguousarray(im[y0 : y0 + 240, x0 : x0 + 320])
+            t = np.asarray(
+                cv2.copyMakeBorder(t, 26, 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)),
+                dtype=np.uint8,
+            )
+            text = label if label == "clean" else f"{label} {psnr(im, pair.clean):.1f} dB"
+            cv2.putText(
+                t, f"{pair.kind}: {text}", (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1
+            )
+            tiles.append(t)
+        rows.append(np.hstack(tiles))
+    out = np.vstack(rows)
+    cv2.imwrite(str(path), cv2.cvtColor(out, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    print(f"wrote {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", type=Path, default=Path("/work/shared/data/sr-train"))
     ap.add_argument("--sheet", type=Path, default=None, help="also write a contact sheet here")
     ap.add_argument("--ocr-guide", action="store_true", help="also measure ocr_guide=True")
+    ap.add_argument(
+        "--sheet-pass",
+        type=Path,
+        default=None,
+        help="write a contact sheet of the OCR pass (the draw --seed) here, and do nothing else",
+    )
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument(
@@ -289,6 +345,9 @@ def main() -> None:
     args = ap.parse_args()
     engine = TextRemovalEngine()
     engine.load()
+    if args.sheet_pass:
+        pass_sheet(engine, args.data, args.sheet_pass, args.seed)
+        return
     speed_ms = None if args.no_speed else speed(engine)
     scores = None
     if not args.no_quality:

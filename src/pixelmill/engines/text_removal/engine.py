@@ -34,10 +34,15 @@ from pixelmill.engines.text_removal.inpaint import INPAINTER
 from pixelmill.engines.text_removal.mask import box_mask, polygon, stroke_mask
 
 INPAINT_RADIUS = 5
+OCR_PASS_CONFIDENCE = 0.95
+"""The learned method's OCR pass fills only lines the recogniser reads with at least this
+confidence: the crisp opaque captions and logos the fit's gates kept read at 0.98-1.0 on the
+held-out pairs; faint semi-transparent logos and watermarks over texture, which filling made
+worse than the input, at 0.75-0.89."""
 OCR_PASS_COVERAGE = 0.25
-"""The learned method's OCR pass fills a line the OCR still reads in its result only where the
-overlay network's coverage averages at least this over the line's strokes: the network also
-saw an overlay there (text that belongs to the photo, a shop sign, scores about 0.1)."""
+"""... and only where the overlay network's coverage averages at least this over the line's
+strokes: the network also saw an overlay there (text that belongs to the photo, a shop sign,
+scores about 0.1)."""
 OCR_PASS_OPACITY = 0.2
 """... and where the network's opacity head averages at least this over them: it sees the
 opaque captions and logos whose fit its gates rejected (0.2-0.4 over the loose OCR stroke mask on
@@ -168,9 +173,10 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
             )
             details["ocr_pass_lines"] = lines
             ocr_pass = (
-                "; then PP-OCRv4 on the result: lines it still reads whose strokes the network "
-                f"covers (mean coverage >= {OCR_PASS_COVERAGE:g}) and calls opaque (mean opacity "
-                f">= {OCR_PASS_OPACITY:g}) filled by their stroke masks"
+                f"; then PP-OCRv4 on the result: lines it still reads (confidence >= "
+                f"{OCR_PASS_CONFIDENCE:g}) whose strokes the network covers (mean coverage >= "
+                f"{OCR_PASS_COVERAGE:g}) and calls opaque (mean opacity >= {OCR_PASS_OPACITY:g}) "
+                "filled by their stroke masks"
             )
         info = self.network.info()
         st = learned.SETTINGS
@@ -207,12 +213,14 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
         self, rgb: np.ndarray, coverage: np.ndarray, opacity: np.ndarray, fill: str
     ) -> tuple[np.ndarray, list[str]]:
         """Fill the lines the OCR reads in ``rgb`` (the learned method's result) that pass the
-        two gates (:data:`OCR_PASS_COVERAGE`, :data:`OCR_PASS_OPACITY`) on the network's
-        ``coverage`` and ``opacity`` head; returns the image and the texts of the lines
-        filled."""
+        gates (:data:`OCR_PASS_CONFIDENCE`; :data:`OCR_PASS_COVERAGE`, :data:`OCR_PASS_OPACITY`
+        on the network's ``coverage`` and ``opacity`` head); returns the image and the texts of
+        the lines filled."""
         mask = np.zeros(rgb.shape[:2], bool)
         filled: list[str] = []
         for line in read_text(rgb):
+            if line.confidence < OCR_PASS_CONFIDENCE:
+                continue
             strokes = stroke_mask(rgb, [line.box]) > 0
             if not strokes.any():
                 continue
