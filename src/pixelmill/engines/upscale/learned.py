@@ -50,7 +50,6 @@ FILES: dict[str, dict[int, str]] = {"balanced": MODEL_FILES, "high": HIGH_FILES}
 # network's predictions over (a self-ensemble, ``run_ensemble``): ``high`` ×2 the image and its
 # mirror image, ``high`` ×4 all eight (the same ×4 network as ``balanced``, eight passes).
 TRANSFORMS: dict[str, dict[int, int]] = {"balanced": {2: 1, 4: 1}, "high": {2: 2, 4: 8}}
-MIRROR: dict[str, bool] = {q: TRANSFORMS[q][2] > 1 for q in TRANSFORMS}
 # Low-resolution tile side (without the halo) per network scale: about 0.25 MP of input per
 # tile for ×2 and 0.06 MP for ×4 keeps the largest buffers at a few tens of MB.
 TILE: dict[int, int] = {2: 512, 4: 256}
