@@ -181,6 +181,7 @@ def quality(
             "bicubic in dB (old = previous weights), worst single image",
         )
         print_targets(f"issue #19 item 2, {set_name}", targets(means))
+        print_targets(f"issue #44 item 1, {set_name}", targets_44(means))
     for (scale, m), (g, img_name, deg_name) in sorted(worst.items()):
         print(f"x{scale} {m}: worst image gain {g:+.2f} dB ({img_name}, {deg_name})")
 
@@ -223,6 +224,42 @@ def targets(means: dict[tuple[int, str, str], float]) -> list[Target]:
                 f"{avg:+.2f}",
             )
         )
+    return out
+
+
+def targets_44(means: dict[tuple[int, str, str], float]) -> list[Target]:
+    """Issue #44 item 1's targets, from the same means: on clean (antialiased bicubic) input
+    ``balanced`` not more than 0.1 dB below the earlier clean-only network (the ``old`` column),
+    every degraded kind at or above bicubic, and ``high`` at least +0.3 dB over ``balanced`` on
+    clean input, at x2 and at x4."""
+    clean = "bicubic (PIL, antialiased)"
+    out: list[Target] = []
+    for scale in sorted({k[0] for k in means}):
+        b = means.get((scale, clean, "balanced"))
+        if b is None:
+            continue
+        old = means.get((scale, clean, "old"))
+        if old is not None:
+            out.append(
+                (
+                    f"x{scale} balanced clean >= old clean network - 0.1 dB",
+                    b >= old - 0.1,
+                    f"{b:+.2f} vs {old:+.2f} ({b - old:+.2f})",
+                )
+            )
+        degraded = {d: g for (s, d, q), g in means.items() if s == scale and q == "balanced"}
+        degraded.pop(clean, None)
+        if degraded:
+            low = min(degraded, key=lambda d: degraded[d])
+            out.append(
+                (
+                    f"x{scale} balanced: every degraded kind >= bicubic",
+                    degraded[low] >= 0,
+                    f"lowest {degraded[low]:+.2f} dB, {low}",
+                )
+            )
+        h = means[(scale, clean, "high")]
+        out.append((f"x{scale} high - balanced >= +0.3 dB, clean", h - b >= 0.3, f"{h - b:+.2f}"))
     return out
 
 
@@ -352,10 +389,16 @@ def _busiest(img: U8, side: int) -> tuple[int, int]:
     return corner
 
 
-def contact_sheet(path: Path, old: dict[int, tuple[OnnxModel, dict[str, str]]]) -> None:
-    """A JPEG of crops at x2 from non-antialiased input (``cv2.INTER_CUBIC`` downscale): the
-    input (pixel-doubled), bicubic, the previous weights, balanced, high and the original, each
-    crop shown at 2x zoom (nearest) so the pixels can be compared by eye."""
+def contact_sheet(
+    path: Path,
+    old: dict[int, tuple[OnnxModel, dict[str, str]]],
+    scale: int = 2,
+    degradation: str = "bicubic (cv2, no antialias)",
+) -> None:
+    """A JPEG of crops at ``scale`` from input downscaled by ``degradation`` (default: x2 from
+    non-antialiased input, ``cv2.INTER_CUBIC``): the input (pixel-repeated), bicubic, the
+    previous weights, balanced, high and the original, each crop shown at 2x zoom (nearest) so
+    the pixels can be compared by eye."""
     import cv2
 
     # Only the bundled scikit-image photos: the shared research images are measured, not
@@ -365,9 +408,10 @@ def contact_sheet(path: Path, old: dict[int, tuple[OnnxModel, dict[str, str]]]) 
     crops.append(("coffee", coffee, _busiest(coffee, 128)))
     crops.append(("astronaut", photo("astronaut"), (40, 160)))
     crops.append(("chelsea", photo("chelsea"), (60, 160)))
-    side, zoom, scale = 128, 2, 2
-    d = sr_data.EVAL_DEGRADATIONS["bicubic (cv2, no antialias)"]
-    labels = ["input (cv2 cubic, no AA)", "bicubic", "old weights", "balanced", "high", "original"]
+    side, zoom = 128, 2
+    d = sr_data.EVAL_DEGRADATIONS[degradation]
+    short = {"bicubic (cv2, no antialias)": "cv2 cubic, no AA"}.get(degradation, "PIL bicubic AA")
+    labels = [f"input x{scale} ({short})", "bicubic", "old weights", "balanced", "high", "original"]
     rows: list[U8] = []
     for title, img, (y, x) in crops:
         hr = crop_to_multiple(img, scale)
@@ -376,9 +420,9 @@ def contact_sheet(path: Path, old: dict[int, tuple[OnnxModel, dict[str, str]]]) 
         outs = [
             np.repeat(np.repeat(lr, scale, axis=0), scale, axis=1),
             pil_resize(lr, w, h),
-            run_network(lr, *old[2]) if old else pil_resize(lr, w, h),
-            upscale_learned(lr, 2, "balanced"),
-            upscale_learned(lr, 2, "high"),
+            run_network(lr, *old[scale]) if old else pil_resize(lr, w, h),
+            upscale_learned(lr, scale, "balanced"),  # type: ignore[arg-type]
+            upscale_learned(lr, scale, "high"),  # type: ignore[arg-type]
             hr,
         ]
         tiles = []
@@ -402,7 +446,7 @@ def contact_sheet(path: Path, old: dict[int, tuple[OnnxModel, dict[str, str]]]) 
         )
         rows.append(np.concatenate([head, row], axis=0))
     sheet = np.concatenate(rows, axis=0)
-    Image.fromarray(sheet).save(path, quality=90)
+    Image.fromarray(sheet).save(path, quality=90 if scale == 2 else 82)
     print(f"wrote {path} ({sheet.shape[1]}x{sheet.shape[0]})")
 
 
@@ -416,10 +460,20 @@ def main() -> None:
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--sheet", type=Path, default=None, help="write the x2 contact sheet here")
+    ap.add_argument(
+        "--sheet-x4",
+        type=Path,
+        default=None,
+        help="write the x4 contact sheet from clean (antialiased bicubic) input here",
+    )
     args = ap.parse_args()
-    if args.sheet is not None:
+    if args.sheet is not None or args.sheet_x4 is not None:
         with tempfile.TemporaryDirectory() as tmp:
-            contact_sheet(args.sheet, old_models(Path(tmp)))
+            old = old_models(Path(tmp))
+            if args.sheet is not None:
+                contact_sheet(args.sheet, old)
+            if args.sheet_x4 is not None:
+                contact_sheet(args.sheet_x4, old, 4, "bicubic (PIL, antialiased)")
         return
     scales = tuple(int(s) for s in args.scales.split(","))
     degradations = list(sr_data.EVAL_DEGRADATIONS)

@@ -1,14 +1,15 @@
 """Benchmark text / watermark / logo removal: the learned engine (pixelmill-overlay,
-``method="learned"``) beside the OCR + Telea engine (``method="ocr"``, the default), on held-out
-photos.
+``method="learned"``, the default since issue #44, with its OCR pass) beside the OCR + Telea
+engine (``method="ocr"``), on held-out photos.
 
 Quality: whole-image PSNR against the clean photo on the overlay network's validation pairs
 (``training/overlay/data.py``: the 12 held-out photos of ``/work/shared/data/sr-train``, capped
 at 512 px, each with a seeded caption, watermark, logo, and no overlay at all). Per kind: input,
-the OCR + Telea engine (``method="ocr"``, the default), the learned engine (``method="learned"``:
-unmixing, Telea for opaque pixels), each also with the gated-convolution inpainter correcting
-Telea (``fill="gated"``, pixelmill-inpaint, the default), the learned engine with the network's
-own fill head, and how many pairs came out below the input. For the "clean" kind (no overlay)
+the OCR + Telea engine (``method="ocr"``), the learned engine without its OCR pass
+(``method="learned"``: unmixing, Telea for opaque pixels), each also with the gated-convolution
+inpainter correcting Telea (``fill="gated"``, pixelmill-inpaint, the default), the learned engine
+with the network's own fill head, the engine's defaults (learned, gated fill, OCR pass), and how
+many pairs came out below the input. For the "clean" kind (no overlay)
 the input is the clean photo itself, so the table gives the share of pixels changed and the PSNR
 (identical = 99 dB).
 
@@ -44,9 +45,10 @@ IDENTICAL_DB = 99.0
 VARIANTS: dict[str, TextRemovalParams] = {
     "old (OCR+Telea)": TextRemovalParams(method="ocr", fill="telea"),
     "OCR, gated fill": TextRemovalParams(method="ocr", fill="gated"),
-    "new (learned)": TextRemovalParams(method="learned", fill="telea"),
-    "new, gated fill": TextRemovalParams(method="learned", fill="gated"),
-    "new, fill head": TextRemovalParams(method="learned", fill="learned"),
+    "new (learned)": TextRemovalParams(method="learned", fill="telea", ocr_pass=False),
+    "new, gated fill": TextRemovalParams(method="learned", fill="gated", ocr_pass=False),
+    "new, fill head": TextRemovalParams(method="learned", fill="learned", ocr_pass=False),
+    "default": TextRemovalParams(),
 }
 
 
@@ -93,9 +95,11 @@ def skimage_paths(folder: Path) -> list[Path]:
 Scores = dict[tuple[str, str], list[float]]
 """Whole-image PSNR per (kind, variant label or "input"), one value per pair, in pair order."""
 
-TARGET_VARIANT = "new, gated fill"
-"""The learned method as the engine runs it by default (``fill="gated"``): what issue #19's
-targets are judged on."""
+TARGET_VARIANT = "default"
+"""The engine's defaults (``TextRemovalParams()``: the learned method, ``fill="gated"``, the OCR
+pass): what issue #19's and #44's targets are judged on."""
+OCR_VARIANT = "OCR, gated fill"
+"""The OCR method with its default fill: the default before issue #44."""
 
 
 def quality(
@@ -177,6 +181,23 @@ def targets(scores: Scores | None, speed_ms: dict[str, float] | None) -> list[Ta
                 + ", ".join(f"{k} {n}" for k, n in below.items()),
             )
         )
+        for k in kinds:
+            ocr = np.array(scores[(k, OCR_VARIANT)])
+            out.append(
+                (
+                    f"issue 44: default >= the OCR method on {k}s",
+                    float(got[k].mean()) >= float(ocr.mean()),
+                    f"{got[k].mean():.2f} vs {ocr.mean():.2f} dB",
+                )
+            )
+        clean = np.array(scores[("clean", TARGET_VARIANT)])
+        out.append(
+            (
+                "issue 44: photos without overlays unchanged",
+                bool((clean >= IDENTICAL_DB).all()),
+                f"{int((clean < IDENTICAL_DB).sum())} of {len(clean)} changed",
+            )
+        )
     if speed_ms is not None:
         ms = speed_ms[TARGET_VARIANT]
         out.append(("<= 1.5 s per MP", ms <= 1500, f"{ms:.0f} ms/MP"))
@@ -244,11 +265,67 @@ def sheet(engine: TextRemovalEngine, data_root: Path, path: Path) -> None:
     print(f"wrote {path}")
 
 
+def pass_sheet(engine: TextRemovalEngine, data_root: Path, path: Path, seed: int) -> None:
+    """Contact sheet of the learned method's OCR pass (issue 44): the three held-out pairs of
+    draw ``seed`` it raised most, columns input, the OCR method, learned without the pass, the
+    default (learned with the pass) and the clean photo."""
+    _, val_paths = overlay_data.split(data_root)
+    pairs = overlay_data.validation_pairs(val_paths, seed=seed)
+    variants = {
+        "input": None,
+        "OCR method": VARIANTS[OCR_VARIANT],
+        "learned, no pass": VARIANTS["new, gated fill"],
+        "default": VARIANTS["default"],
+    }
+    scored = []
+    for pair in pairs:
+        if pair.kind == "clean":
+            continue
+        outs = {
+            label: pair.observed
+            if params is None
+            else engine.run(EngineInputs(pair.observed), params).images[0].pixels
+            for label, params in variants.items()
+        }
+        gain = psnr(outs["default"], pair.clean) - psnr(outs["learned, no pass"], pair.clean)
+        scored.append((gain, pair, outs))
+    scored.sort(key=lambda t: -t[0])
+    rows = []
+    for _, pair, outs in scored[:3]:
+        # The overlay's neighbourhood, where the pass filled: a 320 x 240 window around it.
+        ys, xs = np.nonzero(np.any(outs["default"] != outs["learned, no pass"], axis=2))
+        h, w = pair.clean.shape[:2]
+        cy, cx = int(ys.mean()) if ys.size else h // 2, int(xs.mean()) if xs.size else w // 2
+        y0, x0 = min(max(0, cy - 120), max(0, h - 240)), min(max(0, cx - 160), max(0, w - 320))
+        tiles = []
+        for label, im in [*outs.items(), ("clean", pair.clean)]:
+            t = np.ascontiguousarray(im[y0 : y0 + 240, x0 : x0 + 320])
+            t = np.asarray(
+                cv2.copyMakeBorder(t, 26, 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)),
+                dtype=np.uint8,
+            )
+            text = label if label == "clean" else f"{label} {psnr(im, pair.clean):.1f} dB"
+            cv2.putText(
+                t, f"{pair.kind}: {text}", (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1
+            )
+            tiles.append(t)
+        rows.append(np.hstack(tiles))
+    out = np.vstack(rows)
+    cv2.imwrite(str(path), cv2.cvtColor(out, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    print(f"wrote {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", type=Path, default=Path("/work/shared/data/sr-train"))
     ap.add_argument("--sheet", type=Path, default=None, help="also write a contact sheet here")
     ap.add_argument("--ocr-guide", action="store_true", help="also measure ocr_guide=True")
+    ap.add_argument(
+        "--sheet-pass",
+        type=Path,
+        default=None,
+        help="write a contact sheet of the OCR pass (the draw --seed) here, and do nothing else",
+    )
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument(
@@ -268,13 +345,18 @@ def main() -> None:
     args = ap.parse_args()
     engine = TextRemovalEngine()
     engine.load()
+    if args.sheet_pass:
+        pass_sheet(engine, args.data, args.sheet_pass, args.seed)
+        return
     speed_ms = None if args.no_speed else speed(engine)
     scores = None
     if not args.no_quality:
         scores = quality(engine, args.data, args.ocr_guide, args.seed, args.photos)
     if scores is not None or speed_ms is not None:
         where = "" if scores is None else f", {args.photos} photos, overlay draw {args.seed}"
-        print_targets(f"issue #19 item 1, learned method{where}", targets(scores, speed_ms))
+        print_targets(
+            f"issues #19 item 1 and #44 item 2, default{where}", targets(scores, speed_ms)
+        )
     if args.sheet:
         sheet(engine, args.data, args.sheet)
 

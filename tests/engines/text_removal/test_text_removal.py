@@ -26,6 +26,7 @@ from skimage import data
 
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult
 from pixelmill.engines.runtime.ocr import read_text
+from pixelmill.engines.text_removal import engine as engine_module
 from pixelmill.engines.text_removal import lattice, learned, unmix
 from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemovalParams
 
@@ -725,9 +726,69 @@ def test_learned_fill_head_and_ocr_guide() -> None:
     assert psnr(guided.images[0].pixels, clean) > psnr(dirty, clean) + 3.0
 
 
-def test_the_default_method_is_ocr_with_the_gated_fill() -> None:
-    assert TextRemovalParams().method == "ocr"
-    assert TextRemovalParams().fill == "gated"
+def test_the_default_method_is_learned_with_the_gated_fill_and_the_ocr_pass() -> None:
+    params = TextRemovalParams()
+    assert params.method == "learned" and params.fill == "gated" and params.ocr_pass
+    assert TextRemovalParams(method="ocr").method == "ocr"  # still selectable
+
+
+# Photo and overlay for the default method's "never worse than the input" check: the caption,
+# watermark and logo of the helpers above, and no overlay at all.
+DEFAULT_CASES = [
+    (name, kind)
+    for name in ("astronaut", "coffee", "coins", "grass")
+    for kind in ("caption", "watermark", "logo", "none")
+]
+
+
+@pytest.mark.parametrize(("name", "kind"), DEFAULT_CASES)
+def test_the_default_never_returns_an_image_worse_than_its_input(name: str, kind: str) -> None:
+    clean = photo(name)
+    dirty = {
+        "caption": lambda: with_text(clean, (255, 255, 255)),
+        "watermark": lambda: with_watermark(clean, 0.4, (255, 255, 255)),
+        "logo": lambda: with_logo(clean),
+        "none": lambda: clean,
+    }[kind]()
+    out = remove(dirty).images[0].pixels
+    assert psnr(out, clean) >= psnr(dirty, clean), (name, kind)
+    if kind == "none":
+        assert np.array_equal(out, clean)
+
+
+def test_ocr_pass_fills_only_text_the_network_covers_as_opaque(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The learned method's OCR pass (``TextRemovalEngine._ocr_pass``) fills a line the OCR
+    reads confidently only where the overlay network's coverage and opacity head both say an
+    opaque overlay is there; text the network does not cover (a sign in the photo) is kept."""
+    clean = photo("astronaut")
+    dirty = with_text(clean, (255, 255, 255))
+    letters = np.any(dirty != clean, axis=2)
+    away = ~_near(letters, 12)
+    engine = TextRemovalEngine()
+    engine.load()
+    ones = np.ones(letters.shape, np.float32)
+    zero = np.zeros(letters.shape, np.float32)
+    kept, texts = engine._ocr_pass(dirty, zero, ones, "telea")
+    assert texts == [] and np.array_equal(kept, dirty)
+    faint, texts = engine._ocr_pass(dirty, ones, ones * 0.1, "telea")
+    assert texts == [] and np.array_equal(faint, dirty)
+    # "SAMPLE TEXT" reads at 0.99, the small second line at 0.89: below OCR_PASS_CONFIDENCE.
+    filled, texts = engine._ocr_pass(dirty, ones * 0.6, ones * 0.6, "gated")
+    assert len(texts) == 1
+    assert psnr(filled, clean) > psnr(dirty, clean) + 2.0  # measured +2.94 dB
+    assert np.array_equal(filled[away], dirty[away])  # only the line's strokes were touched
+    monkeypatch.setattr(engine_module, "OCR_PASS_CONFIDENCE", 0.5)
+    both, texts = engine._ocr_pass(dirty, ones * 0.6, ones * 0.6, "gated")
+    assert len(texts) == 2
+    assert psnr(both, clean) > psnr(filled, clean) + 0.5
+    assert np.array_equal(both[away], dirty[away])
+
+
+def _near(mask: npt.NDArray[np.bool_], px: int) -> npt.NDArray[np.bool_]:
+    kernel = np.ones((2 * px + 1, 2 * px + 1), np.uint8)
+    return np.asarray(cv2.dilate(mask.astype(np.uint8), kernel) > 0)
 
 
 # --- OCR method -----------------------------------------------------------------------------

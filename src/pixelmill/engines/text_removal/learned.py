@@ -76,6 +76,7 @@ def model_file() -> Traversable:
 class Removal:
     image: npt.NDArray[np.uint8]  # RGB uint8
     coverage: Float  # predicted overlay coverage (H, W)
+    head_opacity: Float  # the network's own per-pixel opacity guess (H, W)
     opacity: Float  # fitted opacity x coverage where the image was changed, else 0 (H, W)
     unmixed_fraction: float  # share of pixels unmixed
     filled_fraction: float  # share of pixels filled
@@ -186,6 +187,7 @@ class OverlayNetwork:
         return Removal(
             done.image,
             k,
+            np.ascontiguousarray(out[..., 0]),
             done.opacity,
             float(done.unmixed.mean()),
             float(done.filled.mean()),

@@ -1,7 +1,9 @@
 """pixelmill-sr: our own learned super-resolution (×2, ×4; ×8 = ×4 then ×2), run with onnxruntime.
 
 Two quality levels: ``balanced`` runs the compact ×2 and ×4 networks, ``high`` a larger ×2
-network (×4 ``high`` runs the balanced ×4 network). All were trained on a mix of real-world
+network averaged with its prediction for the mirror image, and the balanced ×4 network averaged
+over the eight rotations and mirrorings of the input (a self-ensemble: no larger ×4 network was
+trained yet; ``model_info`` says what runs). All were trained on a mix of real-world
 degradations (bicubic with and without antialiasing, area, bilinear, nearest, mild blur, noise,
 JPEG), so one network serves every kind of downscaled upload without detecting which it got.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -39,12 +42,14 @@ Quality = Literal["balanced", "high"]
 SCALES: tuple[int, ...] = (2, 4, 8)
 QUALITIES: tuple[str, ...] = ("balanced", "high")
 # The network file per quality level and native scale. ``high`` ×4 runs the ``balanced`` ×4
-# network (no larger ×4 network was trained yet; ``model_info`` says which file runs).
+# network, eight times (``TRANSFORMS``).
 MODEL_FILES: dict[int, str] = {2: "pixelmill-sr-x2.onnx", 4: "pixelmill-sr-x4.onnx"}
 HIGH_FILES: dict[int, str] = {2: "pixelmill-sr-x2-high.onnx", 4: "pixelmill-sr-x4.onnx"}
 FILES: dict[str, dict[int, str]] = {"balanced": MODEL_FILES, "high": HIGH_FILES}
-# ``high`` ×2 also averages the prediction for the left-right mirrored input (self-ensemble).
-MIRROR: dict[str, bool] = {"balanced": False, "high": True}
+# How many of the eight rotations and mirrorings of the input each quality level averages the
+# network's predictions over (a self-ensemble, ``run_ensemble``): ``high`` ×2 the image and its
+# mirror image, ``high`` ×4 all eight (the same ×4 network as ``balanced``, eight passes).
+TRANSFORMS: dict[str, dict[int, int]] = {"balanced": {2: 1, 4: 1}, "high": {2: 2, 4: 8}}
 # Low-resolution tile side (without the halo) per network scale: about 0.25 MP of input per
 # tile for ×2 and 0.06 MP for ×4 keeps the largest buffers at a few tens of MB.
 TILE: dict[int, int] = {2: 512, 4: 256}
@@ -127,7 +132,8 @@ def model_info(scale: int, quality: str = "balanced") -> dict[str, Any]:
         # this many kernels, set per image from its statistics and folded like the gains.
         "experts": int(cfg.get("experts", 1)),
         "gains_folded": isinstance(_MODELS[name], FoldedNetwork),
-        "mirror_ensemble": MIRROR[quality] and scale == 2,
+        "mirror_ensemble": TRANSFORMS[quality][scale] > 1,
+        "transforms": TRANSFORMS[quality][scale],
     }
 
 
@@ -139,6 +145,31 @@ def _luma01(rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     return np.asarray(y + np.float32(16.0 / 255.0), dtype=np.float32)
 
 
+def _dihedral(y: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:
+    """Transform ``k`` of the eight rotations and mirrorings of the square (0: identity, 1:
+    left-right mirror, 2-7: rotations by 90, 180, 270 degrees with and without the mirror)."""
+    out = y[:, ::-1] if k % 2 else y
+    return np.rot90(out, k // 2)
+
+
+def _undo(y: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:
+    """The inverse of :func:`_dihedral` ``k``."""
+    out = np.rot90(y, -(k // 2))
+    return out[:, ::-1] if k % 2 else out
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One network of an ensemble as it runs: ``transforms`` of the eight rotations and
+    mirrorings (1: the image as it is, 2: and its mirror image, 8: all; the predictions are
+    transformed back and averaged), weighted by ``weight`` in the ensemble's mean."""
+
+    model: Network
+    meta: dict[str, str]
+    transforms: int = 1
+    weight: float = 1.0
+
+
 def run_network(
     img: npt.NDArray[np.uint8], model: Network, meta: dict[str, str], mirror: bool = False
 ) -> npt.NDArray[np.uint8]:
@@ -147,35 +178,41 @@ def run_network(
     tile mirrored left-right and the two luma predictions are averaged (a self-ensemble: twice
     the time; the tile halo is symmetric, so tiling stays exact). Public so that benchmarks can
     run other exports (e.g. earlier weights) through exactly the same pipeline."""
-    cfg = json.loads(meta["pixelmill_config"])
-    scale = int(cfg["scale"])
-    m = int(cfg["margin"])
+    return run_ensemble(img, [Pass(model, meta, 2 if mirror else 1)])
+
+
+def run_ensemble(img: npt.NDArray[np.uint8], passes: list[Pass]) -> npt.NDArray[np.uint8]:
+    """The weighted mean of the luma predictions of ``passes`` (networks of one scale, each
+    over its own rotations and mirrorings) over an RGB or RGBA uint8 image, tile by tile; colour
+    and alpha as :func:`run_network` puts them back."""
+    cfgs = [json.loads(p.meta["pixelmill_config"]) for p in passes]
+    scales = {int(cfg["scale"]) for cfg in cfgs}
+    if len(scales) != 1:
+        raise ValueError(f"an ensemble's networks must share one scale, got {sorted(scales)}")
+    scale = scales.pop()
+    margins = [int(cfg["margin"]) for cfg in cfgs]
     tile = TILE[scale]
     h, w, c = img.shape
-    # Bicubic colour needs 2 LR pixels of context; the network needs m. Pad once (reflect).
-    pad = max(m, 4)
+    # Bicubic colour needs 2 LR pixels of context; the networks need their margins. Pad once
+    # (reflect), by the largest.
+    pad = max(*margins, 4)
     padded = np.pad(img, ((pad, pad), (pad, pad), (0, 0)), mode="reflect")
     y_padded = _luma01(padded)
     # A context network also takes the whole image's statistics (``context.py``): the same
-    # numbers for every tile, so tiling stays exact; mirroring leaves them unchanged. Folded, they
-    # become the weights of a session for this image (``folded.py``); as exported, a second input.
-    stats = image_stats(y_padded[pad : pad + h, pad : pad + w]) if cfg.get("context") else None
-    run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
-    if isinstance(model, FoldedNetwork):
-        assert stats is not None, "a folded network is a context network"
-        run = model.bind(stats).run
-    else:
-        feeds = {} if stats is None else {"stats": stats[None]}
-        image_input = model.input_names[0]
-        session_run = model.run
-
-        def run(y: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-            out: npt.NDArray[np.float32] = session_run({image_input: y, **feeds})[0]
-            return out
-
-    def predict(y_lr: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        out: npt.NDArray[np.float32] = run(np.ascontiguousarray(y_lr[None, None]))[0, 0]
-        return out
+    # numbers for every tile, so tiling stays exact. Rotated or mirrored, the image has its own
+    # (horizontal and vertical differences swap), so each transform gets those of the whole
+    # transformed image. Folded, they become the weights of a session for this image
+    # (``folded.py``); as exported, a second input.
+    y_image = y_padded[pad : pad + h, pad : pad + w]
+    runs: list[list[Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]]] = []
+    for p, cfg in zip(passes, cfgs, strict=True):
+        runs.append(
+            [
+                _runner(p.model, image_stats(_dihedral(y_image, k)) if cfg.get("context") else None)
+                for k in range(p.transforms)
+            ]
+        )
+    total = float(sum(p.weight * p.transforms for p in passes))
 
     out = np.empty((h * scale, w * scale, c), dtype=np.uint8)
     for y0 in range(0, h, tile):
@@ -185,11 +222,17 @@ def run_network(
             # Tile with its halo, in padded coordinates.
             src = padded[y0 : y0 + th + 2 * pad, x0 : x0 + tw + 2 * pad]
             y_src = y_padded[y0 : y0 + th + 2 * pad, x0 : x0 + tw + 2 * pad]
-            d = pad - m
-            y_lr = y_src[d : d + th + 2 * m, d : d + tw + 2 * m]
-            y_sr = predict(y_lr)
-            if mirror:
-                y_sr = (y_sr + predict(y_lr[:, ::-1])[:, ::-1]) * np.float32(0.5)
+            y_sr: npt.NDArray[np.float32] | None = None
+            for p, m, run in zip(passes, margins, runs, strict=True):
+                d = pad - m
+                y_lr = y_src[d : d + th + 2 * m, d : d + tw + 2 * m]
+                for k, run_k in enumerate(run):
+                    x = np.ascontiguousarray(_dihedral(y_lr, k)[None, None])
+                    pred = _undo(run_k(x)[0, 0], k) * np.float32(p.weight)
+                    y_sr = pred if y_sr is None else y_sr + pred
+            assert y_sr is not None
+            if total != 1.0:
+                y_sr = y_sr * np.float32(1.0 / total)
             # Bicubic colour for the same tile, and the bicubic luma it carries (luma is linear:
             # the bicubic upscale of the LR luma). The colour is resized as uint8, which OpenCV
             # does about three times faster than float; its rounding moves the result by at most
@@ -201,7 +244,9 @@ def run_network(
             up = cv2.resize(rgb, size, interpolation=cv2.INTER_CUBIC)[rows, cols]
             y_up = cv2.resize(y_src, size, interpolation=cv2.INTER_CUBIC)[rows, cols]
             # Replace the bicubic luma by the network's: add the same delta to R, G and B.
-            delta = cv2.addWeighted(np.clip(y_sr, 0.0, 1.0), _DELTA_GAIN, y_up, -_DELTA_GAIN, 0.0)
+            delta = cv2.addWeighted(
+                np.ascontiguousarray(np.clip(y_sr, 0.0, 1.0)), _DELTA_GAIN, y_up, -_DELTA_GAIN, 0.0
+            )
             dst = out[y0 * scale : (y0 + th) * scale, x0 * scale : (x0 + tw) * scale]
             dst[..., :3] = cv2.add(up, cv2.merge([delta, delta, delta]), dtype=cv2.CV_8U)
             if c == 4:
@@ -210,9 +255,28 @@ def run_network(
     return out
 
 
+def _runner(
+    model: Network, stats: npt.NDArray[np.float32] | None
+) -> Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]:
+    """``(1, 1, h, w)`` LR luma -> HR luma for one image: a folded network bound to the image's
+    statistics, or an ONNX session fed them (or nothing, for a network without context)."""
+    if isinstance(model, FoldedNetwork):
+        assert stats is not None, "a folded network is a context network"
+        return model.bind(stats).run
+    feeds = {} if stats is None else {"stats": stats[None]}
+    image_input = model.input_names[0]
+    session_run = model.run
+
+    def run(y: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        out: npt.NDArray[np.float32] = session_run({image_input: y, **feeds})[0]
+        return out
+
+    return run
+
+
 def _upscale_once(img: npt.NDArray[np.uint8], scale: int, quality: str) -> npt.NDArray[np.uint8]:
     name = _file_name(scale, quality)
-    return run_network(img, _MODELS[name], _meta(name), mirror=MIRROR[quality] and scale == 2)
+    return run_ensemble(img, [Pass(_MODELS[name], _meta(name), TRANSFORMS[quality][scale])])
 
 
 def upscale_learned(
@@ -220,8 +284,9 @@ def upscale_learned(
 ) -> npt.NDArray[np.uint8]:
     """Upscale an RGB ``(H, W, 3)`` or RGBA ``(H, W, 4)`` uint8 image by ``scale`` (2, 4 or 8)
     with pixelmill-sr at ``quality`` ("balanced": the compact networks, "high": the larger ×2
-    network); the result is exactly ``(H * scale, W * scale, C)`` uint8. ×8 runs the ×4
-    network, then the ×2 network. Alpha is upscaled by bicubic interpolation."""
+    network and the ×4 self-ensemble); the result is exactly ``(H * scale, W * scale, C)``
+    uint8. ×8 runs the ×4 network, then the ×2 network. Alpha is upscaled by bicubic
+    interpolation."""
     img = np.asarray(rgb_or_rgba)
     if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] not in (3, 4):
         raise ValueError(f"expected an (H, W, 3|4) uint8 image, got {img.dtype} {img.shape}")
