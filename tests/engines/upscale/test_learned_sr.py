@@ -50,11 +50,6 @@ MIN_MEAN_GAIN_NEAREST_X4_DB = {"pil": 0.4, "cv2": 0.3}
 # +0.86 / +0.17). Issue 19 asks +0.3 on unseen photos: the held-out clean gain is +0.32, the
 # mean over 11 conditions +0.24 (models/MODEL_CARD.md).
 MIN_HIGH_OVER_BALANCED_DB = 0.25
-# high over balanced at x4 (the balanced network averaged over eight rotations and
-# mirrorings), coffee: measured clean +0.07 (1.08 against 1.01 over bicubic), no-antialias
-# +0.11 dB; the held-out and scikit-image means are in models/MODEL_CARD.md (issue 44 asks +0.3:
-# a self-ensemble does not reach it).
-MIN_HIGH_X4_OVER_BALANCED_DB = 0.04
 
 
 def _psnr_y(a: U8, b: U8, shave: int) -> float:
@@ -272,32 +267,14 @@ def test_high_mirror_ensemble_is_the_mean_of_both_passes() -> None:
     assert np.abs(both - plain).mean() > 0.05  # the second pass really ran
 
 
-def test_high_x4_is_the_mean_over_the_eight_rotations_and_mirrorings() -> None:
-    """``high`` x4 runs the balanced x4 network on every rotation and mirroring of the input
-    and averages the predictions (no larger x4 network exists): not the balanced output under
-    another name, and at least as close to the photo on clean and aliased input."""
+def test_high_x4_is_the_balanced_x4_network() -> None:
+    """No larger x4 network exists, and averaging the balanced one over the eight rotations and
+    mirrorings was worth a tenth of a decibel for eight times the time (issue 44): ``high`` x4
+    is the balanced x4 network, one pass, and says so."""
     info = model_info(4, "high")
-    assert info["file"] == model_info(4)["file"] and info["transforms"] == 8
-    assert model_info(4)["transforms"] == 1
+    assert info["file"] == model_info(4)["file"] and info["transforms"] == 1
     img = _photo("astronaut")[100:160, 200:270]
-    model = learned._MODELS[learned.FILES["balanced"][4]]
-    meta = learned._meta(learned.FILES["balanced"][4])
-    passes = []
-    for k in range(8):
-        rot = np.ascontiguousarray(np.rot90(img[:, ::-1] if k % 2 else img, k // 2))
-        out = learned.run_network(rot, model, meta).astype(np.float64)
-        out = np.rot90(out, -(k // 2))
-        passes.append(out[:, ::-1] if k % 2 else out)
-    both = upscale_learned(img, 4, "high").astype(np.float64)
-    # The ensemble averages the luma predictions before colour is put back, clipped and rounded
-    # once (each pass here clips and rounds its own), so a few pixels near saturated colours
-    # differ by more than a level (measured: 99.9 % within one level, at most 2.9).
-    diff = np.abs(both - np.mean(passes, axis=0))
-    assert float(np.quantile(diff, 0.999)) <= 1.0 and float(diff.mean()) < 0.3
-    assert np.abs(both - passes[0]).mean() > 0.05  # the other passes really ran
-    for antialias in (True, False):
-        high, balanced = _gain("coffee", 4, antialias, "high"), _gain("coffee", 4, antialias)
-        assert high >= balanced + MIN_HIGH_X4_OVER_BALANCED_DB, (antialias, high, balanced)
+    assert np.array_equal(upscale_learned(img, 4, "high"), upscale_learned(img, 4))
 
 
 def test_rejects_bad_input() -> None:

@@ -85,16 +85,15 @@ blur, noise, JPEG) so that no kind of downscaled upload comes out worse than bic
 
 LEARNED_HIGH = UpscaleMethod(
     name="pixelmill-sr high (our larger learned residual CNN on luma for ×2, same training "
-    "mix, averaged with its prediction for the mirrored image; ×4 averages the balanced ×4 "
-    "network's predictions for the eight rotations and mirrorings of the input; ×8 = ×4 then "
-    "×2) + bicubic chroma",
+    "mix, averaged with its prediction for the mirrored image; ×4 runs the balanced ×4 "
+    "network; ×8 = ×4 then ×2) + bicubic chroma",
     upscale=lambda rgb, f: learned.upscale_learned(rgb, 4 if f == 4 else 2, "high"),
     factors=(2, 4),
     load=learned.load,
 )
 """The larger ×2 network (5.5× the multiply-adds of ``balanced``) run twice (the image and its
-mirror image, averaged), and the balanced ×4 network run eight times (every rotation and
-mirroring, averaged); gains over ``balanced`` and their cost in ``models/MODEL_CARD.md``."""
+mirror image, averaged); ×4 is the balanced ×4 network (a self-ensemble of it was tried in
+issue 44: a tenth of a decibel for eight times the time); ``models/MODEL_CARD.md``."""
 
 METHODS: dict[Quality, UpscaleMethod] = {"fast": FAST, "balanced": LEARNED, "high": LEARNED_HIGH}
 """Quality level -> method. The single place to change what a quality level runs."""
