@@ -18,7 +18,6 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from pixelmill.accounts.plans import CREDIT_PACKS
 from pixelmill.app import create_app
 from pixelmill.credits import ledger
 from pixelmill.credits.pricing import DEFAULT_CREDIT_PACKS
@@ -327,12 +326,89 @@ def test_packs_come_from_the_setting(
         make_settings(database_url, tmp_path / "packs", stripe_secret_key=SECRET_KEY)
 
 
-def test_the_default_packs_are_the_published_ones() -> None:
-    """What Stripe sells by default is what ``GET /api/credits/pricing`` shows."""
-    published = [(p.id, p.credits, round(p.price_usd * 100)) for p in CREDIT_PACKS]
-    sold = [(p.id, p.credits, p.price_cents) for p in DEFAULT_CREDIT_PACKS]
-    assert sold == published
-    assert {p.currency for p in DEFAULT_CREDIT_PACKS} == {"usd"}
+def published_packs(client: TestClient) -> list[dict[str, Any]]:
+    r = client.get("/api/credits/pricing")
+    assert r.status_code == 200, r.text
+    packs: list[dict[str, Any]] = r.json()["credit_packs"]
+    return packs
+
+
+def test_the_price_list_publishes_the_packs_on_sale(client: TestClient) -> None:
+    """With ``PIXELMILL_CREDIT_PACKS`` unset, what Stripe sells (the default packs) is what
+    ``GET /api/credits/pricing`` shows, in the shape the dashboard reads."""
+    sold = client.get("/api/v2/billing/packs").json()["packs"]
+    assert [(p["id"], p["credits"], p["price_cents"]) for p in sold] == [
+        (p.id, p.credits, p.price_cents) for p in DEFAULT_CREDIT_PACKS
+    ]
+    published = published_packs(client)
+    assert published[0] == {
+        "id": "pack_100",
+        "credits": 100,
+        "price_usd": 9.0,
+        "price_cents": 900,
+        "currency": "usd",
+    }
+    assert [{k: p[k] for k in ("id", "credits", "price_cents", "currency")} for p in published] == (
+        sold
+    )
+
+
+def test_the_price_list_follows_the_setting(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stripe_api: FakeStripe
+) -> None:
+    """An operator's ``PIXELMILL_CREDIT_PACKS`` replaces the default packs everywhere: the
+    price list, the billing packs, and what a checkout sells; also on a server that sells
+    nothing through Stripe (its packs are granted by the operator)."""
+    packs = (
+        '[{"id": "mini", "credits": 20, "price_cents": 250, "currency": "usd"},'
+        ' {"id": "euro", "credits": 300, "price_cents": 2400, "currency": "eur"}]'
+    )
+    monkeypatch.setenv("PIXELMILL_CREDIT_PACKS", packs)
+    keys = {
+        "stripe_secret_key": SECRET_KEY,
+        "stripe_webhook_secret": WEBHOOK_SECRET,
+        "stripe_api_base": stripe_api.url,
+    }
+    for name, settings in (
+        ("selling", make_settings(database_url, tmp_path / "selling", **keys)),
+        ("plain", make_settings(database_url, tmp_path / "plain")),
+    ):
+        resources = wire(build_resources(settings))
+        try:
+            with client_for(create_app(settings, resources)) as client:
+                assert published_packs(client) == [
+                    {
+                        "id": "mini",
+                        "credits": 20,
+                        "price_usd": 2.5,
+                        "price_cents": 250,
+                        "currency": "usd",
+                    },
+                    {
+                        "id": "euro",
+                        "credits": 300,
+                        "price_usd": None,
+                        "price_cents": 2400,
+                        "currency": "eur",
+                    },
+                ], name
+                if name == "plain":
+                    continue
+                sold = client.get("/api/v2/billing/packs").json()["packs"]
+                assert [p["id"] for p in sold] == ["mini", "euro"]
+                acct = make_account(resources, credits=0)
+                checkout(client, acct, "euro")
+                form = stripe_api.calls[-1].form
+                assert form["line_items[0][price_data][unit_amount]"] == "2400"
+                assert form["line_items[0][price_data][currency]"] == "eur"
+                bad = client.post(
+                    "/api/v2/billing/checkout",
+                    json={"pack_id": "pack_100", "success_url": SUCCESS, "cancel_url": CANCEL},
+                    headers=acct.key_headers,
+                )
+                assert bad.status_code == 422 and "mini, euro" in bad.json()["detail"]
+        finally:
+            resources.close()
 
 
 def test_deliveries_racing_each_other_grant_once(
