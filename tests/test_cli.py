@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,50 @@ def test_production_refuses_default_secret() -> None:
         Settings(env="production", secret_key=None)
     with pytest.raises(ValidationError, match="REDIS_URL"):
         Settings(env="development", queue="celery", redis_url=None)
+
+
+def test_a_purchase_granted_by_the_operator_pays_what_is_owed_first(
+    cli_env: dict[str, str], resources: Resources
+) -> None:
+    """``grant-credits --purchase`` is money arriving: it first pays the credits a refunded
+    pack left owed (through the ledger); a plain grant leaves the debt alone."""
+    from sqlalchemy import select
+
+    from pixelmill.db.models import Purchase
+    from tests.support.accounts import make_account
+    from tests.support.credits import consistent_balance
+
+    acct = make_account(resources, credits=0, tag="owes")
+    with resources.db.transaction() as session:  # a pack refunded after 30 of it were spent
+        session.add(
+            Purchase(
+                id=uuid.uuid4().hex,
+                user_id=acct.id,
+                pack_id="pack_100",
+                credits=100,
+                price_cents=900,
+                currency="usd",
+                status="refunded",
+                refunded_cents=900,
+                refunded_credits=70,
+                owed_credits=30,
+            )
+        )
+    runner = CliRunner()
+    out = runner.invoke(app, ["admin", "grant-credits", acct.email, "10"], env=cli_env)
+    assert out.exit_code == 0, out.output
+    assert "balance 10" in out.output and "still owed: 30" in out.output
+    assert consistent_balance(resources, acct.id) == 10
+
+    out = runner.invoke(
+        app, ["admin", "grant-credits", acct.email, "25", "--purchase"], env=cli_env
+    )
+    assert out.exit_code == 0, out.output
+    assert "balance 5" in out.output and "30 owed credits collected" in out.output
+    assert "still owed" not in out.output
+    assert consistent_balance(resources, acct.id) == 5
+    with resources.db.read() as session:
+        purchase = session.scalar(select(Purchase).where(Purchase.user_id == acct.id))
+        assert purchase is not None
+        assert (purchase.owed_credits, purchase.refunded_credits) == (0, 100)
+        assert ledger.total_purchased(session, acct.id) == 25

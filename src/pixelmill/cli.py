@@ -178,11 +178,16 @@ def grant_credits(
     email: str,
     amount: int,
     purchase: Annotated[
-        bool, typer.Option(help="record as a purchase (counts in total_purchased)")
+        bool,
+        typer.Option(
+            help="record as a purchase (counts in total_purchased; first pays what refunded "
+            "packs left owed)"
+        ),
     ] = False,
 ) -> None:
     """Add credits to an account (through the ledger)."""
     from pixelmill.accounts import service as accounts
+    from pixelmill.billing import purchases
     from pixelmill.credits import ledger
     from pixelmill.db.session import Database
 
@@ -190,12 +195,23 @@ def grant_credits(
         raise typer.BadParameter("amount must be positive")
     settings = _settings()
     db = Database(settings.resolved_database_url)
+    collected = 0
     with db.transaction() as session:
         user = accounts.require_by_email(session, email)
-        new_balance = ledger.grant(
-            session, user.id, amount, kind="purchase" if purchase else "grant", memo="admin"
-        )
+        if purchase:
+            # Money arrived: it first pays what refunded packs left owed (docs/billing.md).
+            collected = purchases.grant_purchased(
+                session, user.id, amount, memo="admin", source="admin grant-credits --purchase"
+            )
+        else:
+            ledger.grant(session, user.id, amount, kind="grant", memo="admin")
+        new_balance = ledger.balance(session, user.id)
+        still_owed = purchases.owed(session, user.id)
     typer.echo(f"{email}: balance {new_balance}")
+    if collected:
+        typer.echo(f"{collected} owed credits collected (refunded packs)")
+    if still_owed:
+        typer.echo(f"still owed: {still_owed} credits (refunded packs)")
     db.dispose()
 
 

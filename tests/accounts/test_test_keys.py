@@ -20,9 +20,14 @@ from sqlalchemy import func, select
 from pixelmill.db.models import CreditLedgerEntry
 from pixelmill.imaging.watermark import watermark_masks
 from pixelmill.resources import Resources
+from tests.marketing.conftest import portrait
+from tests.marketing.products import bottle
+from tests.marketing.test_ad_http import LD, PAGE
 from tests.support.accounts import Account, login, make_account
 from tests.support.api import b64_png, upload_product, wait_batch, wait_terminal
 from tests.support.credits import consistent_balance
+from tests.support.images import encode
+from tests.support.servers import serve_bytes
 from tests.support.waiting import wait_until
 from tests.support.webhooks import webhook_receiver
 
@@ -181,6 +186,102 @@ def test_a_scene_job_and_a_batch_cost_nothing_and_are_watermarked(
     assert live["status"] == "completed" and live["test"] is False and live["credits_used"] == 1
     assert abs(_contrast(_pixels(client, live["results"][0]["url"]))) < 15
     assert consistent_balance(resources, acct.id) == 9
+
+
+def _finished(client: TestClient, headers: dict[str, str], path: str) -> dict[str, Any]:
+    def done() -> dict[str, Any] | None:
+        r = client.get(path, headers=headers)
+        assert r.status_code == 200, r.text
+        body: dict[str, Any] = r.json()
+        return body if body["status"] in ("completed", "failed") else None
+
+    result: dict[str, Any] = wait_until(done, timeout=120, interval=0.2)
+    return result
+
+
+def test_video_avatar_and_ad_pack_creates_say_test(
+    client: TestClient, resources: Resources
+) -> None:
+    """The create answers of a video, an avatar job and an ad pack carry ``"test"`` as the
+    scene job's does: true with a test key (nothing charged), false with the live key and on
+    the JWT surface (create-video, asset collection)."""
+    acct = make_account(resources, credits=70)
+    test = _test_key(client, acct)
+    rows = _ledger_rows(resources, acct.id)
+    routes = {
+        "/portrait.png": (200, "image/png", encode(portrait(), "PNG")),
+        "/product": (200, "text/html; charset=utf-8", PAGE.format(ld=json.dumps(LD)).encode()),
+        "/img/bottle.png": (200, "image/png", encode(bottle(), "PNG")),
+    }
+    with serve_bytes(routes) as base:
+        video = client.post(
+            "/api/v2/generate/video",
+            json={"image_url": f"{base}/portrait.png", "script": "Hello there.", "duration": 5},
+            headers=test,
+        )
+        avatar = client.post(
+            "/api/v2/generate/avatar",
+            json={"generation_type": "guided", "prompt": "a woman with red hair", "count": 1},
+            headers=test,
+        )
+        pack = client.post(
+            "/api/v2/ad-pack",
+            json={
+                "url": f"{base}/product",
+                "include_images": False,
+                "include_ads": False,
+                "include_captions": True,
+                "include_video": False,
+            },
+            headers=test,
+        )
+        for r in (video, avatar, pack):
+            assert r.status_code == 202, r.text
+            assert r.json()["test"] is True and r.json()["credits_reserved"] == 0, r.json()
+            assert r.headers["X-Credits-Charged"] == "0"
+        # Polled with the live key (it reads the test key's jobs; the test key's rate is small).
+        done = [
+            _finished(client, acct.key_headers, f"/api/v2/jobs/video/{video.json()['job_id']}"),
+            _finished(client, acct.key_headers, f"/api/v2/jobs/avatar/{avatar.json()['job_id']}"),
+            _finished(client, acct.key_headers, f"/api/v2/ad-pack/{pack.json()['job_id']}"),
+        ]
+        for body in done:
+            assert body["status"] == "completed" and body["test"] is True, body
+            assert body["credits_used"] == 0
+        assert consistent_balance(resources, acct.id) == 70
+        assert _ledger_rows(resources, acct.id) == rows
+
+        # The live key's avatar job, the JWT create-video and asset collection: false.
+        live = client.post(
+            "/api/v2/generate/avatar",
+            json={"generation_type": "guided", "prompt": "a man with a beard", "count": 1},
+            headers=acct.key_headers,
+        )
+        assert live.status_code == 202 and live.json()["test"] is False, live.text
+        assert live.json()["credits_reserved"] == 1
+        jwt = {"Authorization": f"Bearer {login(client, acct.email, acct.password)}"}
+        jwt_video = client.post(
+            "/api/tryon/create-video",
+            data={"image_url": f"{base}/portrait.png", "script": "Hello there."},
+            headers=jwt,
+        )
+        assert jwt_video.status_code == 202 and jwt_video.json()["test"] is False, jwt_video.text
+        collection = client.post(
+            "/api/tryon/start-asset-collection",
+            files={"product_image": ("bottle.png", encode(bottle(), "PNG"), "image/png")},
+            data={"category": "other", "product_description": "A steel bottle."},
+            headers=jwt,
+        )
+        assert collection.status_code == 202 and collection.json()["test"] is False
+        charged = [
+            _finished(client, acct.key_headers, f"/api/v2/jobs/avatar/{live.json()['job_id']}"),
+            _finished(client, jwt, f"/api/tryon/video-status/{jwt_video.json()['job_id']}"),
+            _finished(
+                client, jwt, f"/api/tryon/asset-collection/{collection.json()['collection_id']}"
+            ),
+        ]
+    assert [body["status"] for body in charged] == ["completed"] * 3, charged
+    assert consistent_balance(resources, acct.id) == 70 - 1 - 50 - 6
 
 
 def test_the_test_key_has_its_own_rate_limit(client: TestClient, resources: Resources) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from pixelmill.accounts.plans import CREDIT_PACKS
 from pixelmill.app import create_app
 from pixelmill.credits import ledger
 from pixelmill.credits.pricing import DEFAULT_CREDIT_PACKS
@@ -269,6 +269,113 @@ def test_a_refund_takes_the_credits_back_as_far_as_the_balance_allows(
         assert ledger.total_purchased(session, acct.id) == 100  # what was bought
 
 
+def buy(client: TestClient, stripe_api: FakeStripe, acct: Account, pack_id: str) -> str:
+    """A checkout paid and its completion delivered: the payment intent."""
+    made = checkout(client, acct, pack_id)
+    intent = "pi_" + uuid.uuid4().hex[:24]
+    done = event(
+        "checkout.session.completed", paid(stripe_api.sessions[made["session_id"]], intent)
+    )
+    assert deliver(client, done).json()["outcome"] == "granted"
+    return intent
+
+
+def spend(resources: Resources, user_id: int, credits: int) -> None:
+    with resources.db.transaction() as session:
+        held = ledger.reserve(session, user_id, credits, "sync:edit")
+        ledger.settle(session, held.id, credits, "edit")
+
+
+def owed_and_refunded(resources: Resources, intent: str) -> tuple[int, int]:
+    with resources.db.read() as session:
+        found = session.scalar(select(Purchase).where(Purchase.payment_intent == intent))
+        assert found is not None
+        return found.owed_credits, found.refunded_credits
+
+
+def test_owed_credits_are_collected_from_the_next_purchases(
+    client: TestClient, resources: Resources, stripe_api: FakeStripe
+) -> None:
+    """A pack spent and then refunded leaves credits owed; the next packs bought pay them
+    first, through the ledger, oldest debt first, as far as each arrival allows; a plain
+    grant collects nothing; history lists each collection; ``balance == sum(ledger)``."""
+    acct = make_account(resources, credits=0)
+    first = buy(client, stripe_api, acct, "pack_500")
+    spend(resources, acct.id, 480)
+    refund = event("charge.refunded", refunded_charge(first, 3900, 3900))
+    assert deliver(client, refund).json()["outcome"] == "taken_back"
+    assert consistent_balance(resources, acct.id) == 0
+    assert owed_and_refunded(resources, first) == (480, 20)
+
+    # An operator's grant (not money) is left alone.
+    with resources.db.transaction() as session:
+        ledger.grant(session, acct.id, 7, kind="grant", memo="goodwill")
+    assert consistent_balance(resources, acct.id) == 7
+
+    # 100 credits arrive: 107 in the balance, all of it goes to the debt.
+    buy(client, stripe_api, acct, "pack_100")
+    assert consistent_balance(resources, acct.id) == 0
+    assert owed_and_refunded(resources, first) == (373, 127)
+
+    # 2000 arrive: the remaining 373 are taken, the rest stays.
+    third = buy(client, stripe_api, acct, "pack_2000")
+    assert consistent_balance(resources, acct.id) == 2000 - 373
+    assert owed_and_refunded(resources, first) == (0, 500)
+    assert owed_and_refunded(resources, third) == (0, 0)
+    with resources.db.read() as session:
+        assert ledger.total_purchased(session, acct.id) == 2600  # what was bought
+
+    # A later refund report about the first charge finds nothing more due.
+    again = event("charge.refunded", refunded_charge(first, 3900, 3900))
+    assert deliver(client, again).json()["outcome"] == "nothing_due"
+    assert consistent_balance(resources, acct.id) == 1627
+
+    history = client.get(
+        "/api/v2/account/history", params={"limit": 100}, headers=acct.key_headers
+    ).json()["items"]
+    collected = [i for i in history if i["kind"] == "owed_collected"]
+    assert [i["credits"] for i in collected] == [-373, -107]  # newest first
+    assert all(i["credits_used"] == 0 for i in collected)
+    assert "owed credits collected" in collected[0]["description"]
+    assert "pack_500" in collected[0]["description"]
+    # The ledger entries add up to the balance with the 480 spent (a reservation settled
+    # directly here, so no call's history row lists it).
+    assert sum(i["credits"] for i in history) - 480 == 1627
+    kinds = [i["kind"] for i in history]
+    assert kinds.count("purchase") == 3 and kinds.count("purchase_refund") == 1
+
+    # Collections are not usage: the usage report counts the 480 spent on work only.
+    today = date.today()
+    usage = client.get(
+        "/api/v2/usage",
+        params={"from": str(today - timedelta(days=1)), "to": str(today + timedelta(days=1))},
+        headers=acct.key_headers,
+    )
+    assert usage.status_code == 200, usage.text
+    assert usage.json()["total_credits"] == 480
+
+
+def test_a_duplicate_completion_collects_nothing_twice(
+    client: TestClient, resources: Resources, stripe_api: FakeStripe
+) -> None:
+    acct = make_account(resources, credits=0)
+    first = buy(client, stripe_api, acct, "pack_100")
+    spend(resources, acct.id, 100)
+    assert deliver(client, event("charge.refunded", refunded_charge(first, 900, 900))).json()[
+        "outcome"
+    ] == ("taken_back")
+    assert owed_and_refunded(resources, first) == (100, 0)
+    made = checkout(client, acct, "pack_500")
+    done = paid(stripe_api.sessions[made["session_id"]], "pi_dup")
+    payload = event("checkout.session.completed", done)
+    assert deliver(client, payload).json()["outcome"] == "granted"
+    assert deliver(client, payload).json()["outcome"] == "duplicate"
+    other = deliver(client, event("checkout.session.completed", done))
+    assert other.json()["outcome"] == "already_granted"
+    assert consistent_balance(resources, acct.id) == 400
+    assert owed_and_refunded(resources, first) == (0, 100)
+
+
 def test_events_of_no_purchase_of_ours_change_nothing(
     client: TestClient, resources: Resources
 ) -> None:
@@ -327,12 +434,89 @@ def test_packs_come_from_the_setting(
         make_settings(database_url, tmp_path / "packs", stripe_secret_key=SECRET_KEY)
 
 
-def test_the_default_packs_are_the_published_ones() -> None:
-    """What Stripe sells by default is what ``GET /api/credits/pricing`` shows."""
-    published = [(p.id, p.credits, round(p.price_usd * 100)) for p in CREDIT_PACKS]
-    sold = [(p.id, p.credits, p.price_cents) for p in DEFAULT_CREDIT_PACKS]
-    assert sold == published
-    assert {p.currency for p in DEFAULT_CREDIT_PACKS} == {"usd"}
+def published_packs(client: TestClient) -> list[dict[str, Any]]:
+    r = client.get("/api/credits/pricing")
+    assert r.status_code == 200, r.text
+    packs: list[dict[str, Any]] = r.json()["credit_packs"]
+    return packs
+
+
+def test_the_price_list_publishes_the_packs_on_sale(client: TestClient) -> None:
+    """With ``PIXELMILL_CREDIT_PACKS`` unset, what Stripe sells (the default packs) is what
+    ``GET /api/credits/pricing`` shows, in the shape the dashboard reads."""
+    sold = client.get("/api/v2/billing/packs").json()["packs"]
+    assert [(p["id"], p["credits"], p["price_cents"]) for p in sold] == [
+        (p.id, p.credits, p.price_cents) for p in DEFAULT_CREDIT_PACKS
+    ]
+    published = published_packs(client)
+    assert published[0] == {
+        "id": "pack_100",
+        "credits": 100,
+        "price_usd": 9.0,
+        "price_cents": 900,
+        "currency": "usd",
+    }
+    assert [{k: p[k] for k in ("id", "credits", "price_cents", "currency")} for p in published] == (
+        sold
+    )
+
+
+def test_the_price_list_follows_the_setting(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stripe_api: FakeStripe
+) -> None:
+    """An operator's ``PIXELMILL_CREDIT_PACKS`` replaces the default packs everywhere: the
+    price list, the billing packs, and what a checkout sells; also on a server that sells
+    nothing through Stripe (its packs are granted by the operator)."""
+    packs = (
+        '[{"id": "mini", "credits": 20, "price_cents": 250, "currency": "usd"},'
+        ' {"id": "euro", "credits": 300, "price_cents": 2400, "currency": "eur"}]'
+    )
+    monkeypatch.setenv("PIXELMILL_CREDIT_PACKS", packs)
+    keys = {
+        "stripe_secret_key": SECRET_KEY,
+        "stripe_webhook_secret": WEBHOOK_SECRET,
+        "stripe_api_base": stripe_api.url,
+    }
+    for name, settings in (
+        ("selling", make_settings(database_url, tmp_path / "selling", **keys)),
+        ("plain", make_settings(database_url, tmp_path / "plain")),
+    ):
+        resources = wire(build_resources(settings))
+        try:
+            with client_for(create_app(settings, resources)) as client:
+                assert published_packs(client) == [
+                    {
+                        "id": "mini",
+                        "credits": 20,
+                        "price_usd": 2.5,
+                        "price_cents": 250,
+                        "currency": "usd",
+                    },
+                    {
+                        "id": "euro",
+                        "credits": 300,
+                        "price_usd": None,
+                        "price_cents": 2400,
+                        "currency": "eur",
+                    },
+                ], name
+                if name == "plain":
+                    continue
+                sold = client.get("/api/v2/billing/packs").json()["packs"]
+                assert [p["id"] for p in sold] == ["mini", "euro"]
+                acct = make_account(resources, credits=0)
+                checkout(client, acct, "euro")
+                form = stripe_api.calls[-1].form
+                assert form["line_items[0][price_data][unit_amount]"] == "2400"
+                assert form["line_items[0][price_data][currency]"] == "eur"
+                bad = client.post(
+                    "/api/v2/billing/checkout",
+                    json={"pack_id": "pack_100", "success_url": SUCCESS, "cancel_url": CANCEL},
+                    headers=acct.key_headers,
+                )
+                assert bad.status_code == 422 and "mini, euro" in bad.json()["detail"]
+        finally:
+            resources.close()
 
 
 def test_deliveries_racing_each_other_grant_once(

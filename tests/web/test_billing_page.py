@@ -5,6 +5,7 @@ browser to Stripe's page; once the signed webhook arrives, the history lists the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -86,6 +87,11 @@ def test_buy_credits_through_stripe_checkout(tab: Tab, selling: Selling) -> None
     link = page.get_by_role("link", name="Buy credits", exact=True)
     expect(link).to_be_visible()
     expect(page.get_by_role("link", name="Buy credits →")).to_be_visible()  # the overview's
+    # The overview's packs are the ones on sale (GET /api/credits/pricing), in their currency.
+    packs = page.locator(".pack")
+    expect(packs).to_have_count(3)
+    expect(packs.nth(0)).to_contain_text(re.compile(r"9[.,]00 · \S*0[.,]09\S* each"))
+    expect(packs.nth(1)).to_contain_text(re.compile(r"39[.,]00 · \S*0[.,]078\S* each"))
     link.click()
     expect(page.get_by_role("heading", name="Buy credits", exact=True)).to_be_visible()
     expect(page.locator(".buy-pack")).to_have_count(3)

@@ -1,4 +1,5 @@
-"""The plan table of the spec: request rates and file-size caps per subscription tier."""
+"""The plan table of the spec: request rates and file-size caps per subscription tier. (Credit
+packs are ``PIXELMILL_CREDIT_PACKS``: ``credits.pricing.credit_packs``.)"""
 
 from __future__ import annotations
 
@@ -26,21 +27,6 @@ PLANS: dict[str, Plan] = {
         Plan("enterprise", "Enterprise", None, None, 100 * MB, None),
     )
 }
-
-
-@dataclass(frozen=True)
-class CreditPack:
-    id: str
-    credits: int
-    price_usd: float
-
-
-# Indicative self-hosted prices; an operator changes them here. Credits never expire.
-CREDIT_PACKS: tuple[CreditPack, ...] = (
-    CreditPack("pack_100", 100, 9.0),
-    CreditPack("pack_500", 500, 39.0),
-    CreditPack("pack_2000", 2000, 129.0),
-)
 
 
 def get_plan(plan_id: str) -> Plan:

@@ -7,8 +7,9 @@ One entry per piece of work or per ledger entry that is not work:
   avatar studio's samples, quick videos), charged what it captured (a failed call: 0);
 * ``job`` / ``batch``: a job of any kind or a batch, charged what its reservation took less
   what it gave back (``credits_refunded``: the outputs that failed or were cancelled);
-* ``grant``, ``signup``, ``purchase``, ``purchase_refund``: ledger entries without a
-  reservation (an operator's grant, the sign-up credits, a pack bought, a payment refunded).
+* ``grant``, ``signup``, ``purchase``, ``purchase_refund``, ``owed_collected``: ledger entries
+  without a reservation (an operator's grant, the sign-up credits, a pack bought, a payment
+  refunded, what a refund left owed taken from a later purchase).
 
 ``credits`` is the entry's signed change to the balance, so the entries add up to the ledger
 (a synchronous call still running, whose history row is written when it ends, excepted); the
@@ -203,6 +204,7 @@ LEDGER_WORDS = {
     "signup": "sign-up credits",
     "purchase": "credits bought",
     "purchase_refund": "credits taken back (payment refunded)",
+    "owed_collected": "owed credits collected (payment refunded earlier)",
 }
 
 

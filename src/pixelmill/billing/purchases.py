@@ -10,6 +10,10 @@ starts, and the webhook events that settle it (docs/billing.md, "Event handling"
   refunded so far, so a repeated or a later partial refund takes only what is new), as far as
   the balance allows (kind ``purchase_refund``); what the balance cannot cover is recorded as
   owed on the purchase.
+* Owed credits are collected when money next arrives for the account (:func:`grant_purchased`): a
+  granted purchase (here, or ``pixelmill admin grant-credits --purchase``) first pays what the
+  account owes, through the ledger (kind ``owed_collected``), in the grant's transaction.
+  Operator grants that are not purchases and sign-up credits collect nothing.
 
 Every handler takes the caller's session and never commits: the event row and its effect
 commit together, or neither does."""
@@ -21,7 +25,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -182,10 +186,68 @@ def _paid(session: Session, obj: dict[str, Any]) -> Handled:
     if won is None:
         return Handled("already_granted", purchase.id)
     user_id, credits, pack_id = int(won[0]), int(won[1]), str(won[2])
-    ledger.grant(
-        session, user_id, credits, kind="purchase", memo=f"pack {pack_id} (purchase {purchase.id})"
+    grant_purchased(
+        session,
+        user_id,
+        credits,
+        memo=f"pack {pack_id} (purchase {purchase.id})",
+        source=f"purchase {purchase.id}",
     )
     return Handled("granted", purchase.id, credits)
+
+
+def owed(session: Session, user_id: int) -> int:
+    """The credits the account still owes for payments refunded after they were spent."""
+    total = session.scalar(
+        select(func.coalesce(func.sum(Purchase.owed_credits), 0)).where(
+            Purchase.user_id == user_id, Purchase.owed_credits > 0
+        )
+    )
+    return int(total or 0)
+
+
+def grant_purchased(session: Session, user_id: int, credits: int, memo: str, source: str) -> int:
+    """Grant ``credits`` bought (ledger kind ``purchase``), then take what the account owes (the
+    ``owed_credits`` of its refunded purchases, oldest first) out of its balance, as far as the
+    balance allows, in the caller's transaction (never commits). Each take is a ledger entry
+    (kind ``owed_collected``, naming the refunded purchase and ``source``) and moves the
+    credits from that purchase's ``owed_credits`` to its ``refunded_credits``, so a later
+    refund of the same charge counts them once. The purchases that owe are locked before the
+    account's row (as ``charge.refunded`` locks its purchase before taking credits back), so
+    the two never wait on each other in opposite orders. Returns the credits collected."""
+    owing = _owing(session, user_id)
+    ledger.grant(session, user_id, credits, kind="purchase", memo=memo)
+    return _collect(session, user_id, owing, source)
+
+
+def _owing(session: Session, user_id: int) -> list[Purchase]:
+    return list(
+        session.scalars(
+            select(Purchase)
+            .where(Purchase.user_id == user_id, Purchase.owed_credits > 0)
+            .order_by(Purchase.created_at, Purchase.id)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        ).all()
+    )
+
+
+def _collect(session: Session, user_id: int, owing: list[Purchase], source: str) -> int:
+    collected = 0
+    for refunded in owing:
+        memo = f"owed for refunded pack {refunded.pack_id} (purchase {refunded.id}), from {source}"
+        taken = ledger.take_back(
+            session, user_id, refunded.owed_credits, kind="owed_collected", memo=memo
+        )
+        if taken <= 0:
+            break
+        refunded.owed_credits -= taken
+        refunded.refunded_credits += taken
+        collected += taken
+        log.info("purchase %s: %d owed credits collected from %s", refunded.id, taken, source)
+    if collected:
+        session.flush()
+    return collected
 
 
 def _charge_purchase(session: Session, obj: dict[str, Any]) -> Purchase | None:

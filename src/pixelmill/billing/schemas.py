@@ -68,7 +68,9 @@ class HistoryItem(BaseModel):
     result_url: str | None
     error: str | None
     created_at: str
-    kind: str = Field(description="sync, job, batch, grant, signup, purchase or purchase_refund")
+    kind: str = Field(
+        description="sync, job, batch, grant, signup, purchase, purchase_refund or owed_collected"
+    )
     credits: int = Field(description="the signed change to the balance: the entries add up")
     credits_refunded: int = Field(
         description="of a job or batch: credits returned for outputs that failed or were "

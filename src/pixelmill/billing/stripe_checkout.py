@@ -14,7 +14,7 @@ from typing import Any
 import stripe
 
 from pixelmill.config import CreditPack, Settings
-from pixelmill.credits.pricing import DEFAULT_CREDIT_PACKS
+from pixelmill.credits.pricing import credit_packs
 from pixelmill.errors import AppError, InvalidInput
 
 STRIPE_TIMEOUT_SECONDS = 20
@@ -71,7 +71,7 @@ class StripeCheckout:
         """None when the server sells nothing (no Stripe keys)."""
         if settings.stripe_secret_key is None or settings.stripe_webhook_secret is None:
             return None
-        packs = tuple(settings.credit_packs or DEFAULT_CREDIT_PACKS)
+        packs = credit_packs(settings.credit_packs)
         return cls(
             settings.stripe_secret_key,
             settings.stripe_webhook_secret,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from pixelmill.config import CreditPack
 
@@ -91,5 +92,12 @@ DEFAULT_CREDIT_PACKS: tuple[CreditPack, ...] = (
     CreditPack(id="pack_500", credits=500, price_cents=3900, currency="usd"),
     CreditPack(id="pack_2000", credits=2000, price_cents=12900, currency="usd"),
 )
-"""The credit packs on sale when ``PIXELMILL_CREDIT_PACKS`` is unset (docs/billing.md): the
-packs ``GET /api/credits/pricing`` publishes (``accounts/plans.py``), in US cents."""
+"""The credit packs on sale when ``PIXELMILL_CREDIT_PACKS`` is unset (docs/billing.md), in US
+cents."""
+
+
+def credit_packs(configured: Sequence[CreditPack] | None) -> tuple[CreditPack, ...]:
+    """The packs on sale: ``PIXELMILL_CREDIT_PACKS`` (``settings.credit_packs``) when set, else
+    :data:`DEFAULT_CREDIT_PACKS`. The one source of packs: Stripe Checkout sells these,
+    ``GET /api/v2/billing/packs`` and ``GET /api/credits/pricing`` publish them."""
+    return tuple(configured or DEFAULT_CREDIT_PACKS)

@@ -287,6 +287,7 @@ class AvatarRequest(_Request):
             images_to_generate=job.images_to_generate,
             credits_reserved=job.credits_reserved,
             credits_remaining=remaining,
+            test=job.test,
         )
 
     def discard(self) -> None:

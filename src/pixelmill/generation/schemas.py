@@ -8,7 +8,7 @@ from pydantic import AliasChoices, BaseModel, Field, model_validator
 
 from pixelmill.jobs.schemas import JobStatus
 from pixelmill.library.schemas import AvatarOut
-from pixelmill.schemas import Timestamp
+from pixelmill.schemas import TestFlag, Timestamp
 
 MAX_OUTPUTS = 30
 """Outputs per generate call (the interface's Limits table); a job renders them one by one."""
@@ -69,6 +69,7 @@ class AvatarJobCreated(BaseModel):
     images_to_generate: int
     credits_reserved: int
     credits_remaining: int
+    test: TestFlag = False
 
 
 class AvatarJobStatus(JobStatus):

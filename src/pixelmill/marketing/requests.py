@@ -137,6 +137,7 @@ class TryOnVideoRequest(_InputRequest):
             credits_remaining=remaining,
             message=message,
             poll_url=marketing.poll_url(self.base_url, job, surface="tryon"),
+            test=job.test,
         )
 
 
@@ -191,6 +192,7 @@ class AdPackRequest(JobRequestBase):
             credits_remaining=remaining,
             parts=parts,
             warnings=warnings,
+            test=job.test,
         )
 
 
@@ -234,4 +236,5 @@ class AssetCollectionRequest(_InputRequest):
             credits_remaining=remaining,
             poll_url=self.base_url.rstrip("/") + f"/api/tryon/asset-collection/{job.number}",
             images=list(COLLECTION_LABELS),
+            test=job.test,
         )

@@ -50,6 +50,7 @@ class VideoJobCreated(BaseModel):
     credits_reserved: int
     credits_remaining: int
     message: str = "video job created"
+    test: TestFlag = False
 
 
 class VideoJobStatus(BaseModel):
@@ -83,6 +84,7 @@ class TryOnVideoCreated(BaseModel):
     credits_remaining: int = Field(description="the balance after the reservation")
     message: str
     poll_url: str
+    test: TestFlag = False
 
 
 class QuickVideoResult(BaseModel):
@@ -165,6 +167,7 @@ class AssetCollectionCreated(BaseModel):
     credits_remaining: int
     poll_url: str
     images: list[str] = Field(description="what the collection will hold, in order")
+    test: TestFlag = False
 
 
 class CollectionImage(BaseModel):
@@ -212,6 +215,7 @@ class AdPackCreated(BaseModel):
     credits_remaining: int
     parts: dict[str, int] = Field(description="the price of each part included")
     warnings: list[str] | None = None
+    test: TestFlag = False
 
 
 class ProductOut(BaseModel):

@@ -70,6 +70,7 @@ def created(job: Job, remaining: int, base_url: str) -> VideoJobCreated:
         poll_url=poll_url(base_url, job),
         credits_reserved=job.credits_reserved,
         credits_remaining=remaining,
+        test=job.test,
     )
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from pixelmill.accounts.plans import CREDIT_PACKS, PLANS
+from pixelmill.accounts.plans import PLANS
 from pixelmill.accounts.schemas import CreditBalance
 from pixelmill.api.deps import JwtUser, ReadSession, Res
+from pixelmill.config import CreditPack
 from pixelmill.credits import ledger
-from pixelmill.credits.pricing import published_prices
+from pixelmill.credits.pricing import credit_packs, published_prices
 
 router = APIRouter(prefix="/api/credits", tags=["credits"])
 
@@ -24,9 +25,27 @@ class PlanPrice(BaseModel):
 
 
 class CreditPackPrice(BaseModel):
+    """A pack on sale (``PIXELMILL_CREDIT_PACKS``, the same packs ``/api/v2/billing/packs``
+    lists and Stripe Checkout sells)."""
+
     id: str
     credits: int
-    price_usd: float
+    price_usd: float | None = Field(
+        description="the price in US dollars; null for a pack priced in another currency"
+    )
+    price_cents: int = Field(description="the price in the currency's smallest unit")
+    currency: str = Field(description="ISO 4217 code, lower case")
+
+    @classmethod
+    def of(cls, pack: CreditPack) -> CreditPackPrice:
+        usd = pack.price_cents / 100 if pack.currency == "usd" else None
+        return cls(
+            id=pack.id,
+            credits=pack.credits,
+            price_usd=usd,
+            price_cents=pack.price_cents,
+            currency=pack.currency,
+        )
 
 
 class PriceList(BaseModel):
@@ -59,9 +78,7 @@ def pricing(resources: Res) -> PriceList:
             )
             for p in PLANS.values()
         ],
-        credit_packs=[
-            CreditPackPrice(id=c.id, credits=c.credits, price_usd=c.price_usd) for c in CREDIT_PACKS
-        ],
+        credit_packs=[CreditPackPrice.of(p) for p in credit_packs(resources.settings.credit_packs)],
         operations=published_prices(),
         credits_expire=False,
     )

@@ -46,6 +46,7 @@ class CreditLedgerEntry(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     delta: Mapped[int] = mapped_column(Integer)
     # grant | purchase | signup | reserve | release | purchase_refund (a paid pack refunded)
+    # | owed_collected (credits a refund could not take back, taken from a later purchase)
     kind: Mapped[str] = mapped_column(String(16))
     reservation_id: Mapped[str | None] = mapped_column(
         ForeignKey("credit_reservations.id"), nullable=True, index=True

@@ -96,6 +96,14 @@ export function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** A price in the currency's smallest unit (cents), as the reader's locale writes it; up to
+ * ``digits`` decimals when given (a price per credit). */
+export function money(cents, currency, digits) {
+  const style = { style: "currency", currency: currency.toUpperCase() };
+  if (digits !== undefined) style.maximumFractionDigits = digits;
+  return new Intl.NumberFormat(undefined, style).format(cents / 100);
+}
+
 export function credits(n) {
   return plural(n, "credit");
 }

@@ -4,12 +4,7 @@
 // the server the payment went through (its webhook), not when the browser comes back.
 
 import { account, api, creditPacks } from "../api.js";
-import { h, busy, credits, notice, pageHead, toast } from "../ui.js";
-
-function money(cents, currency) {
-  return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() })
-    .format(cents / 100);
-}
+import { h, busy, credits, money, notice, pageHead, toast } from "../ui.js";
 
 async function buy(pack) {
   const back = `${location.origin}${location.pathname}#/buy`;
@@ -33,7 +28,7 @@ function packCard(pack) {
     { "aria-label": `${credits(pack.credits)} for ${money(pack.price_cents, pack.currency)}` },
     h("p.pack-credits", credits(pack.credits)),
     h("p.pack-price", money(pack.price_cents, pack.currency)),
-    h("p.muted", `${money(pack.price_cents / pack.credits, pack.currency)} per credit`),
+    h("p.muted", `${money(pack.price_cents / pack.credits, pack.currency, 3)} per credit`),
     button,
   );
 }

@@ -9,6 +9,7 @@ import {
   copyText,
   credits,
   field,
+  money,
   notice,
   pageHead,
   plural,
@@ -218,7 +219,10 @@ export async function overviewPage() {
           h(
             "div.pack",
             h("p.pack-credits", credits(p.credits)),
-            h("p.muted", `$${p.price_usd} · $${(p.price_usd / p.credits).toFixed(3)} each`),
+            h(
+              "p.muted",
+              `${money(p.price_cents, p.currency)} · ${money(p.price_cents / p.credits, p.currency, 3)} each`,
+            ),
           ),
         ),
       ),
