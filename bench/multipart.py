@@ -222,9 +222,11 @@ def coffee_saucer(h: int = 400, w: int = 600) -> tuple[Part, Part]:
 
 def coffee_square() -> tuple[Image, Part]:
     """coffee()'s centre square (the 400 × 400 middle) at 512 px, and its saucer mask."""
-    image = np.asarray(data.coffee(), np.uint8)
+    image = np.asarray(data.coffee(), np.uint8)  # type: ignore[no-untyped-call]
     saucer, _ = coffee_saucer()
-    crop = np.asarray(cv2.resize(image[:, 100:500], (SIZE, SIZE), interpolation=cv2.INTER_AREA))
+    crop = np.asarray(
+        cv2.resize(image[:, 100:500], (SIZE, SIZE), interpolation=cv2.INTER_AREA), np.uint8
+    )
     mask = cv2.resize(
         saucer[:, 100:500].astype(np.uint8), (SIZE, SIZE), interpolation=cv2.INTER_NEAREST
     )

@@ -310,6 +310,7 @@ def audit(res: Resources, user_id: int) -> int:
         for batch in session.scalars(select(Batch).where(Batch.user_id == user_id)):
             assert batch.status == COMPLETED, batch.id
             used = sum(job.credits_used for job in jobs if job.batch_id == batch.id)
+            assert batch.reservation_id is not None, batch.id  # a live batch reserves
             assert batch.credits_used == used == reservations[batch.reservation_id].captured
         return bal
 

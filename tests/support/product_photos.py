@@ -261,7 +261,7 @@ def _colour(r: np.random.Generator, finish: str) -> npt.NDArray[np.float32]:
         gold = r.random() < 0.5
         base = [212, 175, 55] if gold else [192, 192, 200]
         return np.asarray(base, np.float32) * np.float32(r.uniform(0.8, 1.05))
-    hsv = np.uint8([[[r.integers(0, 180), r.integers(80, 255), r.integers(60, 230)]]])
+    hsv = np.asarray([[[r.integers(0, 180), r.integers(80, 255), r.integers(60, 230)]]], np.uint8)
     return np.asarray(cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0], np.float32)
 
 
@@ -284,7 +284,7 @@ def render(kind: Kind, r: np.random.Generator) -> Image:
         cv2.fillPoly(mask, [np.round(arr * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
     angle = r.uniform(-6, 6)
     rot = cv2.getRotationMatrix2D((SIZE / 2, SIZE / 2), angle, 1.0)
-    mask = cv2.warpAffine(mask, rot, (SIZE, SIZE))
+    mask = np.asarray(cv2.warpAffine(mask, rot, (SIZE, SIZE)), np.uint8)
     alpha = mask.astype(np.float32)[..., None] / 255
     # floor shadow: the silhouette squashed under the product, blurred
     ys, xs = np.nonzero(mask > 127)
@@ -296,7 +296,7 @@ def render(kind: Kind, r: np.random.Generator) -> Image:
         (int((xs.max() - xs.min()) * 0.5), max(3, int(bh * 0.04))),
         0, 0, 360, 255, -1,
     )  # fmt: skip
-    shadow_a = cv2.GaussianBlur(shadow, (0, 0), 9).astype(np.float32)[..., None] / 255
+    shadow_a = np.asarray(cv2.GaussianBlur(shadow, (0, 0), 9), np.float32)[..., None] / 255
     canvas *= 1 - 0.35 * shadow_a
     colour = _colour(r, kind.finish)
     shade = np.linspace(1.1, 0.8, SIZE, dtype=np.float32)
@@ -313,7 +313,7 @@ def render(kind: Kind, r: np.random.Generator) -> Image:
         hx = int(xs.min() + (xs.max() - xs.min()) * r.uniform(0.2, 0.35))
         highlight = np.zeros((SIZE, SIZE), np.float32)
         cv2.line(highlight, (hx, int(ys.min())), (hx, bottom), 1.0, max(3, int(bw * 0.05)))
-        highlight = cv2.GaussianBlur(highlight, (0, 0), 5)
+        highlight = np.asarray(cv2.GaussianBlur(highlight, (0, 0), 5), np.float32)
         body = body + 90 * highlight[..., None]
     out = canvas * (1 - alpha) + body * alpha
     out += r.normal(0, 1.5, out.shape).astype(np.float32)
@@ -323,10 +323,10 @@ def render(kind: Kind, r: np.random.Generator) -> Image:
 def _real_photos() -> Iterator[Sample]:
     from skimage import data
 
-    yield Sample("astronaut-portrait", "other", data.astronaut())
-    yield Sample("coffee-cup", "other", data.coffee())
-    yield Sample("cat", "other", data.chelsea())
-    yield Sample("rocket", "other", data.rocket())
+    yield Sample("astronaut-portrait", "other", data.astronaut())  # type: ignore[no-untyped-call]
+    yield Sample("coffee-cup", "other", data.coffee())  # type: ignore[no-untyped-call]
+    yield Sample("cat", "other", data.chelsea())  # type: ignore[no-untyped-call]
+    yield Sample("rocket", "other", data.rocket())  # type: ignore[no-untyped-call]
 
 
 def samples(per_kind: int = 3, seed: int = 7) -> list[Sample]:

@@ -44,9 +44,9 @@ def test_a_studio_product_is_named_by_its_outline(kind: str, expected: str) -> N
 
 
 def test_a_portrait_and_a_scene_are_not_products() -> None:
-    portrait = _guess(data.astronaut())
+    portrait = _guess(data.astronaut())  # type: ignore[no-untyped-call]
     assert portrait["category"] == "other" and "portrait" in str(portrait["method"])
-    scene = _guess(data.chelsea())
+    scene = _guess(data.chelsea())  # type: ignore[no-untyped-call]
     assert scene["category"] == "other" and float(str(scene["confidence"])) <= 0.2
 
 

@@ -28,6 +28,7 @@ import pytest
 from PIL import Image
 from skimage import data
 
+from pixelmill.engines.background.options import SubjectType
 from pixelmill.engines.background.parts import drop_fragments, whole_subject
 from pixelmill.engines.background.subject import subject_matte
 from pixelmill.engines.runtime.segmentation import coarse_mask, guide_size
@@ -44,8 +45,8 @@ def fragments(alpha: npt.NDArray[np.float32]) -> list[float]:
 
 
 @pytest.mark.parametrize("kind", ["auto", "object", "product"])
-def test_full_frame_keeps_the_saucer_and_nothing_detached(kind: str) -> None:
-    image = np.ascontiguousarray(data.coffee())
+def test_full_frame_keeps_the_saucer_and_nothing_detached(kind: SubjectType) -> None:
+    image = np.ascontiguousarray(data.coffee())  # type: ignore[no-untyped-call]
     saucer, cup = coffee_saucer()
     assert saucer.mean() > 0.1 and cup.mean() > 0.1
     alpha = subject_matte(image, kind, parts=True).alpha
@@ -54,7 +55,7 @@ def test_full_frame_keeps_the_saucer_and_nothing_detached(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["auto", "object"])
-def test_centre_square_keeps_more_of_the_saucer_and_drops_the_wisp(kind: str) -> None:
+def test_centre_square_keeps_more_of_the_saucer_and_drops_the_wisp(kind: SubjectType) -> None:
     image, saucer = coffee_square()
     before = subject_matte(image, kind, parts=False).alpha
     after = subject_matte(image, kind, parts=True).alpha
