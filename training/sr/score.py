@@ -46,6 +46,7 @@ def main() -> None:
     )
     ap.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads")
     ap.add_argument("--conditions", default="", help="comma-separated indices (default: all)")
+    ap.add_argument("--decimals", type=int, default=2, help="decimals of the mean gains")
     args = ap.parse_args()
 
     specs = []
@@ -90,7 +91,7 @@ def main() -> None:
         for spec, *_ in specs:
             g = statistics.fmean(gains[spec])
             means[spec].append(g)
-            row += f" {g:+14.2f} (w {min(gains[spec]):+.2f})"
+            row += f" {g:+14.{args.decimals}f} (w {min(gains[spec]):+.2f})"
         print(row, flush=True)
     row = f"{'mean over conditions':34s} {'':8s}"
     for spec, *_ in specs:
