@@ -466,14 +466,22 @@ def main() -> None:
         default=None,
         help="write the x4 contact sheet from clean (antialiased bicubic) input here",
     )
+    ap.add_argument(
+        "--sheet-clean",
+        type=Path,
+        default=None,
+        help="write a x2 contact sheet from clean (antialiased bicubic) input here",
+    )
     args = ap.parse_args()
-    if args.sheet is not None or args.sheet_x4 is not None:
+    if args.sheet is not None or args.sheet_x4 is not None or args.sheet_clean is not None:
         with tempfile.TemporaryDirectory() as tmp:
             old = old_models(Path(tmp))
             if args.sheet is not None:
                 contact_sheet(args.sheet, old)
             if args.sheet_x4 is not None:
                 contact_sheet(args.sheet_x4, old, 4, "bicubic (PIL, antialiased)")
+            if args.sheet_clean is not None:
+                contact_sheet(args.sheet_clean, old, 2, "bicubic (PIL, antialiased)")
         return
     scales = tuple(int(s) for s in args.scales.split(","))
     degradations = list(sr_data.EVAL_DEGRADATIONS)
