@@ -591,12 +591,25 @@ def get_numbered_job(session: Session, user_id: int, number: int, kind: str | No
 def list_jobs(
     session: Session, user_id: int, limit: int, offset: int, status: str | None
 ) -> Sequence[Job]:
-    stmt = _owned_jobs(user_id)
+    return page(session, _owned_jobs(user_id), Job, limit, offset, status)
+
+
+Row = TypeVar("Row", Job, Batch)
+
+
+def page(
+    session: Session,
+    owned: Select[Row],
+    table: type[Row],
+    limit: int,
+    offset: int,
+    status: str | None,
+) -> Sequence[Row]:
+    """One page of an account's jobs or batches (``status``: only those), newest first."""
     if status:
-        stmt = stmt.where(Job.status == status)
-    return session.scalars(
-        stmt.order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
-    ).all()
+        owned = owned.where(table.status == status)
+    order = (table.created_at.desc(), table.id)
+    return session.scalars(owned.order_by(*order).limit(limit).offset(offset)).all()
 
 
 def results_of(
