@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypedDict, Unpack
 
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -26,6 +26,16 @@ from pixelmill.operations.pipeline import Pipeline
 from pixelmill.queue import TaskQueue
 from pixelmill.storage import ObjectStorage, UrlSigner
 from pixelmill.webhooks.registry import checked_webhook_url
+
+
+class JobOptions(TypedDict, total=False):
+    """What a job request may add to its job (:func:`pixelmill.jobs.service.create_job`)."""
+
+    input_key: str
+    category: str
+    params: JobParams
+    product_id: str | None
+    numbered: bool
 
 
 class JobRequest(Protocol):
@@ -89,17 +99,7 @@ class JobRequestBase:
         return await save_image(b.inputs, b.library_storage, source, self.user, folder, name)
 
     def _create_job(
-        self,
-        session: Session,
-        kind: str,
-        count: int,
-        price: int,
-        *,
-        input_key: str = "",
-        category: str = "other",
-        params: JobParams | None = None,
-        product_id: str | None = None,
-        numbered: bool = False,
+        self, session: Session, kind: str, count: int, price: int, **job: Unpack[JobOptions]
     ) -> tuple[Job, int]:
         """Reserve ``price`` (nothing for a test key) and write the caller's ``pending`` job
         (:func:`pixelmill.jobs.service.create_job`) with the checked webhook URL."""
@@ -112,12 +112,8 @@ class JobRequestBase:
             count=count,
             price=price,
             base_url=self.base_url,
-            input_key=input_key,
-            category=category,
-            params=params,
-            product_id=product_id,
             webhook_url=self.webhook_url,
-            numbered=numbered,
+            **job,
         )
 
     def _delete(self, *keys: str) -> None:
