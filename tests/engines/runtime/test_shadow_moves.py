@@ -1,17 +1,21 @@
-"""The guided avatar's floor shadow and background removal's shadows (on a colour and on a
-transparent result) are drawn by the shadow kit (``engines/runtime/shadows.py``) and give the
-pixels the engines' own copies gave: SHA-256 digests recorded from those copies before the move
-(``avatar/guided.py:_floor_shadow``, ``background/canvas.py:shadow_transmittance`` and
-``_transparent_shadow``)."""
+"""The guided avatar's floor shadow, background removal's shadows (on a colour and on a
+transparent result) and the ad product's shadow are drawn by the shadow kit
+(``engines/runtime/shadows.py``) and give the pixels the engines' own copies gave: SHA-256
+digests recorded from those copies before the move (``avatar/guided.py:_floor_shadow``,
+``background/canvas.py:shadow_transmittance`` and ``_transparent_shadow``, the shadow in
+``ads/layout.py:place_product``)."""
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
+from pixelmill.engines.ads.layout import STYLES, place_product
 from pixelmill.engines.avatar import GuidedAvatarEngine, GuidedAvatarParams
 from pixelmill.engines.background.canvas import render
 from pixelmill.engines.background.options import CutoutSpec, ShadowKind
@@ -33,6 +37,12 @@ RECORDED = {
     "cutout_floating_clear_crop": "58debd35d34dc0dc8f8b21249be26ee5",
     "cutout_floating_opaque_same": "7d94acea8519c61e047c3b060d89cac2",
     "cutout_floating_opaque_crop": "448c50482cec8acbecba78418ae794f6",
+    "ad_minimal": "8782142d815c0f8a90055aa02ba1e8a8",
+    "ad_bold": "0c0a8899c21070add6df4b9bddbf0ce4",
+    "ad_elegant": "1ad2ff79cf86e04111867a637dcedb05",
+    "ad_vibrant": "8e36aac0dd0868d1eee0336f3dafe0f7",
+    "ad_dark": "3e82bd5a4dbd35ef33c7be6f35763faf",
+    "ad_dark_at_edge": "881d1d5e36ef2bf847477c6bd33415a7",
 }
 
 AVATARS = [
@@ -42,7 +52,7 @@ AVATARS = [
 ]
 
 
-def _digest(pixels: ImageArray) -> str:
+def _digest(pixels: npt.NDArray[Any]) -> str:
     return hashlib.sha256(np.ascontiguousarray(pixels).tobytes()).hexdigest()[:32]
 
 
@@ -79,3 +89,19 @@ def test_cutout_shadows_are_drawn_as_before(kind: ShadowKind, opaque: bool, crop
     assert _digest(shaded.pixels) == RECORDED[name]
     assert shaded.shadow is not None and shaded.shadow.startswith(kind)
     assert not np.array_equal(shaded.pixels, plain.pixels)  # a shadow was drawn
+
+
+def _product() -> ImageArray:
+    alpha = np.zeros((60, 40), np.uint8)
+    cv2.ellipse(alpha, (20, 30), (15, 26), 0, 0, 360, 255, -1, cv2.LINE_AA)
+    yy, xx = np.mgrid[0:60, 0:40]
+    return np.dstack([xx * 5, yy * 4, 200 - yy, alpha]).astype(np.uint8)
+
+
+@pytest.mark.parametrize("name", [*STYLES, "dark_at_edge"])
+def test_ad_product_shadow_is_drawn_as_before(name: str) -> None:
+    canvas = np.full((120, 100, 3), 0.7, np.float32)
+    edge = name == "dark_at_edge"
+    box = (0, 50, 60, 120) if edge else (10, 10, 90, 100)
+    place_product(canvas, _product(), box, STYLES["dark" if edge else name])
+    assert _digest(canvas) == RECORDED[f"ad_{name}"]
