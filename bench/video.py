@@ -41,9 +41,10 @@ from pixelmill.engines.product_text import TONES, write_script
 from pixelmill.engines.speech import SpeechEngine
 from pixelmill.engines.video import render
 from pixelmill.engines.video.encode import ffmpeg_exe
-from pixelmill.engines.video.face import find_face
+from pixelmill.engines.video.face import face_mesh, find_face
 
 VOICE = SpeechEngine()
+MESH = face_mesh()
 
 U8 = npt.NDArray[np.uint8]
 FACTS: dict[str, Any] = {"category": "bottle", "colors": ["blue"]}
@@ -133,8 +134,8 @@ def bench_video() -> dict[str, Any]:
         facts=FACTS,
     ).script
     spoken = VOICE.speak(script)
-    render(portrait(), spoken, aspect="1:1")  # warm-up: face mesh, U²-Net-p
-    render(product(), spoken, aspect="1:1")
+    render(portrait(), spoken, face_mesh=MESH, aspect="1:1")  # warm-up: face mesh, U²-Net-p
+    render(product(), spoken, face_mesh=MESH, aspect="1:1")
     rows: list[dict[str, object]] = []
     keep: dict[str, Any] = {}
     cases = [
@@ -144,7 +145,7 @@ def bench_video() -> dict[str, Any]:
     ]
     for name, image, aspect in cases:
         t0 = time.perf_counter()
-        video = render(image, spoken, aspect=aspect, subtitles=True, seed=1)
+        video = render(image, spoken, face_mesh=MESH, aspect=aspect, subtitles=True, seed=1)
         total = time.perf_counter() - t0
         s = video.stats
         rows.append(
@@ -193,7 +194,7 @@ def sheet(videos: dict[str, Any], path: Path) -> None:
     n = len(frames)
     picks = np.linspace(n * 0.05, n * 0.95, 6).astype(int)
     row1 = _row([_fit_h(frames[i], 420) for i in picks], width)
-    marks = find_face(frames[0])
+    marks = find_face(frames[0], MESH)
     assert marks is not None
     cx, cy = marks.p(13)
     w = abs(marks.p(291)[0] - marks.p(61)[0])
@@ -207,7 +208,7 @@ def sheet(videos: dict[str, Any], path: Path) -> None:
     # the closed mouth: at rest and at two of its loudest moments
     hv = videos["closed mouth 9:16"]
     hf = rgb_frames(hv.data, hv.width, hv.height)
-    hm = find_face(hf[0])
+    hm = find_face(hf[0], MESH)
     assert hm is not None
     hx, hy = hm.p(13)
     hw = abs(hm.p(291)[0] - hm.p(61)[0])

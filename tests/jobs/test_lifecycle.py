@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from pixelmill.db.base import utcnow
 from pixelmill.db.models import Job
 from pixelmill.engines.base import OutputImage, PlannedImage
-from pixelmill.generation.scenes import create_scene_job
+from pixelmill.generation.scenes import SCENES_KIND, scene_price
 from pixelmill.jobs import lifecycle, service
 from pixelmill.jobs.runner import JobKind, Rendered
 from pixelmill.jobs.service import Claim, LostClaim
@@ -69,14 +69,15 @@ def _create(client: TestClient, resources: Resources, acct: Account, n: int) -> 
     """A job row as the API writes it, without a queue: the test plays the worker."""
     product = upload_product(client, acct)
     with resources.db.transaction() as session:
-        job, _ = create_scene_job(
+        job, _ = service.create_job(
             session,
             resources.jobs,
             user_id=acct.id,
-            input_key=f"products/{product['uuid']}.png",
+            kind=SCENES_KIND,
             count=n,
-            category="other",
+            price=scene_price(n),
             base_url="http://testserver",
+            input_key=f"products/{product['uuid']}.png",
             test=False,
         )
         session.info.clear()  # drop the after-commit dispatch: nobody else runs this job

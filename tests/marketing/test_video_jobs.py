@@ -13,7 +13,7 @@ import numpy as np
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from pixelmill.engines.video.face import find_face
+from pixelmill.engines.video.face import face_mesh, find_face
 from pixelmill.marketing.ad_kinds import AdPackJobParams, AssetCollectionJobParams
 from pixelmill.marketing.kinds import VideoJobParams
 from pixelmill.resources import Resources
@@ -23,6 +23,7 @@ from tests.support.credits import balance_of, held_reservations, ledger_consiste
 from tests.support.servers import live_server
 from tests.support.waiting import wait_until
 
+MESH = face_mesh()
 SCRIPT = "Hello there. This is a short test of the talking video, made from one photo."
 
 
@@ -52,7 +53,7 @@ def mouth_motion_correlation(mp4: bytes, width: int, height: int) -> float:
     differences follow the head sway and push-in as much as the mouth, so they are not used.)"""
     frames = grey_frames(mp4, width, height).astype(np.float32)
     env = envelope(audio_pcm(mp4), len(frames))
-    marks = find_face(np.dstack([frames[0]] * 3).astype(np.uint8))
+    marks = find_face(np.dstack([frames[0]] * 3).astype(np.uint8), MESH)
     assert marks is not None
     pts = marks.points
     x0, x1 = float(pts[61, 0]), float(pts[291, 0])

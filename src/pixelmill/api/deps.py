@@ -8,7 +8,7 @@ key (``pk_live_``) or the account's test key (``pk_test_``: the returned row say
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Annotated
 
@@ -133,29 +133,29 @@ def _jwt_user(resources: Resources, user_id: int) -> User | None:
         return accounts.active_user(session, user_id)
 
 
-async def _from_key(resources: Resources, token: str) -> User | None:
-    cache_key = "key:" + hash_api_key(resources.secret, token)
+async def _cached(
+    resources: Resources, cache_key: str, load: Callable[[], User | None]
+) -> User | None:
+    """The user cached under ``cache_key``, else ``load()`` (in the thread pool), cached."""
     user = resources.credentials.get(cache_key)
     if user is None:
         stamp = resources.credentials.stamp()
-        user = await run_in_threadpool(key_user, resources, token)
+        user = await run_in_threadpool(load)
         if user is not None:
             resources.credentials.put(cache_key, user, stamp)
     return user
+
+
+async def _from_key(resources: Resources, token: str) -> User | None:
+    cache_key = "key:" + hash_api_key(resources.secret, token)
+    return await _cached(resources, cache_key, partial(key_user, resources, token))
 
 
 async def _from_jwt(resources: Resources, token: str) -> User | None:
     user_id = decode_access_token(resources.secret, token)  # signature and expiry, every time
     if user_id is None:
         return None
-    cache_key = f"user:{user_id}"
-    user = resources.credentials.get(cache_key)
-    if user is None:
-        stamp = resources.credentials.stamp()
-        user = await run_in_threadpool(_jwt_user, resources, user_id)
-        if user is not None:
-            resources.credentials.put(cache_key, user, stamp)
-    return user
+    return await _cached(resources, f"user:{user_id}", partial(_jwt_user, resources, user_id))
 
 
 async def require_api_key(request: Request, resources: Res, creds: ApiKeyCreds) -> User:

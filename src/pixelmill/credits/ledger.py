@@ -63,20 +63,25 @@ def _add_entry(
     )
 
 
+def _move(session: Session, user_id: int, delta: int) -> int | None:
+    """Add ``delta`` credits to the balance in one conditional update, a negative one only
+    where the balance covers it: the new balance, or ``None`` when nothing changed."""
+    where = [User.id == user_id] + ([User.credits >= -delta] if delta < 0 else [])
+    row = session.execute(
+        update(User).where(*where).values(credits=User.credits + delta).returning(User.credits)
+    ).first()
+    return None if row is None else int(row[0])
+
+
 def grant(session: Session, user_id: int, amount: int, kind: str = "grant", memo: str = "") -> int:
     """Add credits (admin grant, purchase, sign-up bonus). Returns the new balance."""
     if amount <= 0:
         raise ValueError("grant amount must be positive")
-    row = session.execute(
-        update(User)
-        .where(User.id == user_id)
-        .values(credits=User.credits + amount)
-        .returning(User.credits)
-    ).first()
-    if row is None:
+    balance = _move(session, user_id, amount)
+    if balance is None:
         raise NotFound("User not found")
     _add_entry(session, user_id, amount, kind, memo)
-    return int(row[0])
+    return balance
 
 
 def take_back(
@@ -96,13 +101,7 @@ def take_back(
             return 0
         # Conditional, like a reservation: a concurrent debit between the read and this write
         # makes it miss, and the loop reads the balance again.
-        row = session.execute(
-            update(User)
-            .where(User.id == user_id, User.credits >= take)
-            .values(credits=User.credits - take)
-            .returning(User.credits)
-        ).first()
-        if row is not None:
+        if _move(session, user_id, -take) is not None:
             _add_entry(session, user_id, -take, kind, memo)
             return take
 
@@ -118,13 +117,7 @@ def reserve(
     ``context`` is kept with the reservation for whoever settles it if its holder dies."""
     if amount <= 0:
         raise ValueError("reservation amount must be positive")
-    row = session.execute(
-        update(User)
-        .where(User.id == user_id, User.credits >= amount)
-        .values(credits=User.credits - amount)
-        .returning(User.credits)
-    ).first()
-    if row is None:
+    if _move(session, user_id, -amount) is None:
         have = int(session.scalar(select(User.credits).where(User.id == user_id)) or 0)
         raise InsufficientCredits(
             f"Insufficient credits: this needs {amount}, the balance is {have}",
@@ -205,9 +198,7 @@ def _settle_held(
     user_id, amount, captured = int(row[0]), int(row[1]), int(row[2])
     refund = amount - captured
     if refund > 0:
-        session.execute(
-            update(User).where(User.id == user_id).values(credits=User.credits + refund)
-        )
+        _move(session, user_id, refund)
         _add_entry(session, user_id, refund, "release", "unused credits returned", reservation_id)
         run_after_commit(session, partial(CREDITS_REFUNDED.inc, refund))
     return Settlement(reservation_id, user_id, str(row[3]), row[4], refund)

@@ -11,15 +11,21 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from pixelmill.categories import normalise_category
-from pixelmill.engines.avatar import gallery_model
+from pixelmill.engines.avatar import GuidedAvatarParams, gallery_model
 from pixelmill.errors import InvalidInput, NotFound
-from pixelmill.generation import service as generation
 from pixelmill.generation.people import check_person, gallery_model_person
-from pixelmill.generation.scenes import SCENES_KIND, create_scene_job, scene_price
+from pixelmill.generation.scenes import SCENES_KIND, scene_price
 from pixelmill.generation.schemas import AvatarCreate, AvatarJobCreated, AvatarPhotoCreate
-from pixelmill.generation.service import Model, PeopleJobParams, people_kind, prompt_warnings
+from pixelmill.generation.service import (
+    AVATAR_KIND,
+    AvatarJobParams,
+    Model,
+    PeopleJobParams,
+    operation_for,
+    people_kind,
+    prompt_warnings,
+)
 from pixelmill.jobs import batches
-from pixelmill.jobs import service as jobs
 from pixelmill.jobs.requests import JobRequestBase
 from pixelmill.jobs.schemas import (
     BatchCreate,
@@ -49,17 +55,14 @@ class _Request(JobRequestBase):
         category: str,
         product_id: str | None = None,
     ) -> JobCreated:
-        job, remaining = create_scene_job(
+        job, remaining = self._create_job(
             session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            test=self.user.via_test_key,
+            SCENES_KIND,
+            count,
+            scene_price(count),
             input_key=input_key,
-            count=count,
             category=normalise_category(category),
-            base_url=self.base_url,
             product_id=product_id,
-            webhook_url=self.webhook_url,
         )
         return JobCreated.of(job, remaining, self.base_url)
 
@@ -80,15 +83,11 @@ class _Request(JobRequestBase):
         and on every poll)."""
         engine = engine_for(self.backends.engines, CATALOG[kind])
         raw = {"num_outputs": count, "prompt": prompt, "category": category}
-        job, remaining = jobs.create_job(
+        job, remaining = self._create_job(
             session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            test=self.user.via_test_key,
-            kind=kind,
-            count=count,
-            price=CATALOG[kind].price(parse_params(engine, raw)),
-            base_url=self.base_url,
+            kind,
+            count,
+            CATALOG[kind].price(parse_params(engine, raw)),
             input_key=input_key,
             category=category,
             params=PeopleJobParams(
@@ -100,7 +99,6 @@ class _Request(JobRequestBase):
                 warnings=prompt_warnings(prompt),
             ),
             product_id=product_id,
-            webhook_url=self.webhook_url,
         )
         return JobCreated.of(job, remaining, self.base_url)
 
@@ -270,15 +268,17 @@ class AvatarRequest(_Request):
         self.input_key = saved.key
 
     def create(self, session: Session) -> AvatarJobCreated:
-        job, remaining = generation.create_avatar_job(
-            session,
-            self.backends.jobs,
-            self.body,
-            user_id=self.user.id,
-            test=self.user.via_test_key,
-            input_key=self.input_key,
-            base_url=self.base_url,
-            webhook_url=self.webhook_url,
+        body = self.body
+        count = body.num_outputs
+        price = operation_for(body.generation_type).price(GuidedAvatarParams(num_outputs=count))
+        params = AvatarJobParams(
+            generation_type=body.generation_type,
+            prompt=body.prompt,
+            characteristics=body.characteristics,
+            name=body.name,
+        )
+        job, remaining = self._create_job(
+            session, AVATAR_KIND, count, price, input_key=self.input_key, params=params
         )
         return AvatarJobCreated(
             job_id=job.id,

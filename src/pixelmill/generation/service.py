@@ -11,12 +11,11 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from pixelmill.categories import Category
-from pixelmill.db.models import Avatar, Job
-from pixelmill.engines.avatar import GuidedAvatarParams
+from pixelmill.db.models import Avatar
 from pixelmill.engines.product_photo.prompt import read_prompt
-from pixelmill.generation.schemas import AvatarCreate, AvatarJobStatus
+from pixelmill.generation.schemas import AvatarJobStatus
 from pixelmill.jobs import service as jobs
-from pixelmill.jobs.service import JobBackends, JobParams
+from pixelmill.jobs.service import JobParams
 from pixelmill.library import service as library
 from pixelmill.library.schemas import avatar_out
 from pixelmill.operations.catalog import CATALOG, Operation
@@ -49,43 +48,6 @@ class PeopleJobParams(JobParams):
 
 def operation_for(generation_type: str) -> Operation:
     return CATALOG[f"avatar_{generation_type}"]
-
-
-def create_avatar_job(
-    session: Session,
-    backends: JobBackends,
-    body: AvatarCreate,
-    *,
-    user_id: int,
-    input_key: str,
-    base_url: str,
-    webhook_url: str | None,
-    test: bool,
-) -> tuple[Job, int]:
-    """Reserve one avatar's price per output and write the ``pending`` avatar job (nothing
-    reserved for a test key's: ``test``)."""
-    price = operation_for(body.generation_type).price(
-        GuidedAvatarParams(num_outputs=body.num_outputs)
-    )
-    params = AvatarJobParams(
-        generation_type=body.generation_type,
-        prompt=body.prompt,
-        characteristics=body.characteristics,
-        name=body.name,
-    )
-    return jobs.create_job(
-        session,
-        backends,
-        user_id=user_id,
-        kind=AVATAR_KIND,
-        count=body.num_outputs,
-        price=price,
-        base_url=base_url,
-        input_key=input_key,
-        params=params,
-        webhook_url=webhook_url,
-        test=test,
-    )
 
 
 def avatar_job_status(

@@ -120,12 +120,7 @@ def get_batch(session: Session, user_id: int, batch_id: str, lock: bool = False)
 def list_batches(
     session: Session, user_id: int, limit: int, offset: int, status: str | None
 ) -> Sequence[Batch]:
-    stmt = _owned_batches(user_id)
-    if status:
-        stmt = stmt.where(Batch.status == status)
-    return session.scalars(
-        stmt.order_by(Batch.created_at.desc(), Batch.id).limit(limit).offset(offset)
-    ).all()
+    return service.page(session, _owned_batches(user_id), Batch, limit, offset, status)
 
 
 def cancel_batch(session: Session, backends: JobBackends, user_id: int, batch_id: str) -> Batch:

@@ -10,22 +10,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypedDict, Unpack
 
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from pixelmill.config import Settings
-from pixelmill.db.models import User
+from pixelmill.db.models import Job, User
 from pixelmill.db.session import Database
 from pixelmill.engines.base import Engine
-from pixelmill.jobs.service import JobBackends
+from pixelmill.jobs.service import JobBackends, JobParams, create_job
 from pixelmill.library.images import SavedImage, save_image
 from pixelmill.operations.inputs import ImageSource, InputReader
 from pixelmill.operations.pipeline import Pipeline
 from pixelmill.queue import TaskQueue
 from pixelmill.storage import ObjectStorage, UrlSigner
 from pixelmill.webhooks.registry import checked_webhook_url
+
+
+class JobOptions(TypedDict, total=False):
+    """What a job request may add to its job (:func:`pixelmill.jobs.service.create_job`)."""
+
+    input_key: str
+    category: str
+    params: JobParams
+    product_id: str | None
+    numbered: bool
 
 
 class JobRequest(Protocol):
@@ -87,6 +97,24 @@ class JobRequestBase:
     async def _save(self, source: ImageSource, folder: str, name: str | None = None) -> SavedImage:
         b = self.backends
         return await save_image(b.inputs, b.library_storage, source, self.user, folder, name)
+
+    def _create_job(
+        self, session: Session, kind: str, count: int, price: int, **job: Unpack[JobOptions]
+    ) -> tuple[Job, int]:
+        """Reserve ``price`` (nothing for a test key) and write the caller's ``pending`` job
+        (:func:`pixelmill.jobs.service.create_job`) with the checked webhook URL."""
+        return create_job(
+            session,
+            self.backends.jobs,
+            user_id=self.user.id,
+            test=self.user.via_test_key,
+            kind=kind,
+            count=count,
+            price=price,
+            base_url=self.base_url,
+            webhook_url=self.webhook_url,
+            **job,
+        )
 
     def _delete(self, *keys: str) -> None:
         for key in keys:

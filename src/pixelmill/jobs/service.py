@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import ScalarSelect, Select, delete, func, select, update
+from sqlalchemy import ColumnElement, ScalarSelect, Select, delete, func, select, update
 from sqlalchemy.orm import QueryableAttribute, Session
 
 from pixelmill.credits import ledger
@@ -473,7 +473,12 @@ def finish_batch(session: Session, backends: JobBackends, batch: Batch, *, cance
 
 
 def get_job(session: Session, user_id: int, job_id: str, kind: str | None = None) -> Job:
-    stmt = _owned_jobs(user_id).where(Job.id == job_id)
+    return _owned_job(session, user_id, Job.id == job_id, kind)
+
+
+def _owned_job(session: Session, user_id: int, which: ColumnElement[bool], kind: str | None) -> Job:
+    """The user's job that ``which`` selects, of ``kind`` if given (``NotFound`` otherwise)."""
+    stmt = _owned_jobs(user_id).where(which)
     if kind is not None:
         stmt = stmt.where(Job.kind == kind)
     job = session.scalar(stmt)
@@ -580,24 +585,31 @@ def delete_job(session: Session, job_id: str) -> list[str]:
 
 def get_numbered_job(session: Session, user_id: int, number: int, kind: str | None = None) -> Job:
     """The job shown under an integer id (``jobs.number``) on the surfaces that use one."""
-    stmt = _owned_jobs(user_id).where(Job.number == number)
-    if kind is not None:
-        stmt = stmt.where(Job.kind == kind)
-    job = session.scalar(stmt)
-    if job is None:
-        raise NotFound("Job not found")
-    return job
+    return _owned_job(session, user_id, Job.number == number, kind)
 
 
 def list_jobs(
     session: Session, user_id: int, limit: int, offset: int, status: str | None
 ) -> Sequence[Job]:
-    stmt = _owned_jobs(user_id)
+    return page(session, _owned_jobs(user_id), Job, limit, offset, status)
+
+
+Row = TypeVar("Row", Job, Batch)
+
+
+def page(
+    session: Session,
+    owned: Select[Row],
+    table: type[Row],
+    limit: int,
+    offset: int,
+    status: str | None,
+) -> Sequence[Row]:
+    """One page of an account's jobs or batches (``status``: only those), newest first."""
     if status:
-        stmt = stmt.where(Job.status == status)
-    return session.scalars(
-        stmt.order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
-    ).all()
+        owned = owned.where(table.status == status)
+    order = (table.created_at.desc(), table.id)
+    return session.scalars(owned.order_by(*order).limit(limit).offset(offset)).all()
 
 
 def results_of(

@@ -14,7 +14,6 @@ from pixelmill.db.models import Job
 from pixelmill.engines.speech import MAX_WORDS
 from pixelmill.errors import InvalidInput
 from pixelmill.imaging import ImageInputError, check_url_allowed
-from pixelmill.jobs import service as jobs
 from pixelmill.jobs.requests import JobRequestBase
 from pixelmill.marketing import service as marketing
 from pixelmill.marketing.ad_kinds import (
@@ -62,19 +61,9 @@ class _InputRequest(JobRequestBase):
 
     def _video_job(self, session: Session, params: VideoJobParams) -> tuple[Job, int]:
         """Reserve the video's price and write the ``pending`` numbered ``video`` job."""
-        return jobs.create_job(
-            session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            test=self.user.via_test_key,
-            kind=VIDEO_KIND,
-            count=1,
-            price=OPERATION_PRICES[VIDEO_KIND],
-            base_url=self.base_url,
-            input_key=self.input_key,
-            params=params,
-            webhook_url=self.webhook_url,
-            numbered=True,
+        price = OPERATION_PRICES[VIDEO_KIND]
+        return self._create_job(
+            session, VIDEO_KIND, 1, price, input_key=self.input_key, params=params, numbered=True
         )
 
 
@@ -170,18 +159,10 @@ class AdPackRequest(JobRequestBase):
         warnings = [marketing.ANIMATIONS_WARNING] if body.include_animations else None
         count = 1 + 6 * ("images" in parts) + 8 * ("ads" in parts) + ("captions" in parts)
         count += "video" in parts
-        job, remaining = jobs.create_job(
-            session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            test=self.user.via_test_key,
-            kind=AD_PACK_KIND,
-            count=count,
-            price=sum(parts.values()),
-            base_url=self.base_url,
-            params=AdPackJobParams(url=body.url, parts=parts, warnings=warnings),
-            webhook_url=self.webhook_url,
-            numbered=True,
+        params = AdPackJobParams(url=body.url, parts=parts, warnings=warnings)
+        price = sum(parts.values())
+        job, remaining = self._create_job(
+            session, AD_PACK_KIND, count, price, params=params, numbered=True
         )
         assert job.number is not None
         return AdPackCreated(
@@ -210,15 +191,11 @@ class AssetCollectionRequest(_InputRequest):
 
     def create(self, session: Session) -> AssetCollectionCreated:
         f = self.form
-        job, remaining = jobs.create_job(
+        job, remaining = self._create_job(
             session,
-            self.backends.jobs,
-            user_id=self.user.id,
-            test=self.user.via_test_key,
-            kind=ASSET_COLLECTION_KIND,
-            count=len(COLLECTION_LABELS),
-            price=ASSET_COLLECTION_PRICE,
-            base_url=self.base_url,
+            ASSET_COLLECTION_KIND,
+            len(COLLECTION_LABELS),
+            ASSET_COLLECTION_PRICE,
             input_key=self.input_key,
             category=from_spec(f.category),
             params=AssetCollectionJobParams(

@@ -66,13 +66,7 @@ class Accounting:
         """Take ``charge.price`` from the balance (402 if it is short); the charge, now
         holding its reservation."""
         with self.db.transaction() as session:
-            held = ledger.reserve(
-                session,
-                charge.user_id,
-                charge.price,
-                SYNC_PURPOSE_PREFIX + charge.operation,
-                context=_context(charge),
-            )
+            held = _hold(session, charge)
         return replace(charge, reservation_id=held.id)
 
     def renew(self, charge: Charge) -> bool:
@@ -134,13 +128,7 @@ class Accounting:
                         "reservation %s was released before its run finished; charging anew",
                         charge.reservation_id,
                     )
-                    again = ledger.reserve(
-                        session,
-                        charge.user_id,
-                        charge.price,
-                        SYNC_PURPOSE_PREFIX + charge.operation,
-                        context=_context(charge),
-                    )
+                    again = _hold(session, charge)
                     ledger.settle(session, again.id, charge.price, charge.operation)
             _record(
                 session,
@@ -214,6 +202,12 @@ class Accounting:
                     settled.refund,
                 )
             return len(released)
+
+
+def _hold(session: Session, charge: Charge) -> ledger.Reservation:
+    """Reserve the charge's price, with what settling it needs if its holder dies."""
+    purpose = SYNC_PURPOSE_PREFIX + charge.operation
+    return ledger.reserve(session, charge.user_id, charge.price, purpose, _context(charge))
 
 
 def _context(charge: Charge) -> dict[str, Any]:

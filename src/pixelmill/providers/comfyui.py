@@ -17,8 +17,8 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import time
 import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,6 @@ import httpx
 
 from pixelmill.cancel import CancelToken
 from pixelmill.providers.http import (
-    Cancelled,
     HttpPolicy,
     ProviderFailure,
     ProviderHttp,
@@ -116,7 +115,7 @@ class ComfyUIProvider:
             data={"type": "input", "overwrite": "true"},
             cancel=cancel,
         )
-        body = _json(response)
+        body = self.http.json_object(response)
         name, sub = body.get("name"), body.get("subfolder") or ""
         if not isinstance(name, str) or not name:
             raise ProviderFailure(NAME, "the upload answer has no name")
@@ -137,7 +136,7 @@ class ComfyUIProvider:
             for key, data in images.items():
                 filled[key] = self.upload(data, cancel)
             prompt = substitute(template, filled)
-            queued = _json(
+            queued = self.http.json_object(
                 self.http.request(
                     "POST",
                     "prompt",
@@ -156,29 +155,29 @@ class ComfyUIProvider:
             return self._outputs(entry, cancel)
 
     def _wait(self, pid: str, cancel: CancelToken | None) -> dict[str, Any]:
-        deadline = time.monotonic() + self.run_timeout
-        while True:
-            history = _json(self.http.request("GET", f"history/{pid}", cancel=cancel))
-            entry = history.get(pid)
-            if isinstance(entry, dict):
-                status = entry.get("status") or {}
-                if isinstance(status, dict) and status.get("status_str") == "error":
-                    raise ProviderFailure(NAME, "the workflow failed on the ComfyUI server")
-                if not isinstance(status, dict) or status.get("completed", True):
-                    return entry
-            if time.monotonic() > deadline:
-                self._cancel(pid)
-                raise ProviderFailure(
-                    NAME,
-                    f"the workflow did not end within {self.run_timeout:g} s",
-                    unavailable=True,
-                )
-            if cancel is not None:
-                if cancel.wait(self.poll_interval):
-                    self._cancel(pid)
-                    raise Cancelled(NAME)
-            else:
-                time.sleep(self.poll_interval)
+        def entry() -> Any:
+            return self.http.json_object(
+                self.http.request("GET", f"history/{pid}", cancel=cancel)
+            ).get(pid)
+
+        def ended(entry: Any) -> bool:
+            if not isinstance(entry, dict):
+                return False
+            status = entry.get("status") or {}
+            if isinstance(status, dict) and status.get("status_str") == "error":
+                raise ProviderFailure(NAME, "the workflow failed on the ComfyUI server")
+            return not isinstance(status, dict) or bool(status.get("completed", True))
+
+        found: dict[str, Any] = self.http.poll(
+            entry,
+            ended,
+            partial(self._cancel, pid),
+            what="the workflow",
+            interval=self.poll_interval,
+            timeout=self.run_timeout,
+            cancel=cancel,
+        )
+        return found
 
     def _cancel(self, pid: str) -> None:
         """Remove ``pid`` from the queue; interrupt it if it is the prompt running now. The
@@ -189,7 +188,7 @@ class ComfyUIProvider:
             self.http.request("POST", "queue", json={"delete": [pid]})
         running: bool | None = None
         with contextlib.suppress(ProviderFailure):
-            queue = _json(self.http.request("GET", "queue"))
+            queue = self.http.json_object(self.http.request("GET", "queue"))
             entries = queue.get("queue_running")
             if isinstance(entries, list):
                 running = any(isinstance(e, list) and len(e) > 1 and e[1] == pid for e in entries)
@@ -217,13 +216,3 @@ class ComfyUIProvider:
         if not files:
             raise ProviderFailure(NAME, "the workflow produced no output image")
         return files
-
-
-def _json(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        raise ProviderFailure(NAME, "the answer is not JSON") from None
-    if not isinstance(body, dict):
-        raise ProviderFailure(NAME, "the answer is not a JSON object")
-    return body

@@ -19,11 +19,11 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from tenacity import (
@@ -37,6 +37,8 @@ from tenacity import (
 from pixelmill.cancel import CancelToken, WorkCancelled
 from pixelmill.observability.logs import operation_var
 from pixelmill.observability.metrics import OTHER, PROVIDER_REQUESTS
+
+T = TypeVar("T")
 
 log = logging.getLogger("pixelmill.providers")
 
@@ -195,6 +197,46 @@ class ProviderHttp:
             yield
         finally:
             self._slots.release()
+
+    def poll(
+        self,
+        fetch: Callable[[], T],
+        ended: Callable[[T], bool],
+        abandon: Callable[[], None],
+        *,
+        what: str,
+        interval: float,
+        timeout: float,
+        cancel: CancelToken | None,
+        start: T | None = None,
+    ) -> T:
+        """A remote run's state (``start``, else the first ``fetch()``), fetched again every
+        ``interval`` seconds until it has ``ended``. Past ``timeout`` (an unavailable failure
+        naming ``what``) or on a cancel, the remote work is ``abandon()``-ed first."""
+        deadline = time.monotonic() + timeout
+        state = fetch() if start is None else start
+        while not ended(state):
+            if time.monotonic() > deadline:
+                abandon()
+                message = f"{what} did not end within {timeout:g} s"
+                raise ProviderFailure(self.provider, message, unavailable=True)
+            try:
+                self._sleep(interval, cancel)
+            except Cancelled:
+                abandon()
+                raise
+            state = fetch()
+        return state
+
+    def json_object(self, response: httpx.Response, what: str = "a JSON object") -> dict[str, Any]:
+        """The JSON object an answer carries (a failure naming ``what`` when it has none)."""
+        try:
+            body = response.json()
+        except ValueError:
+            raise ProviderFailure(self.provider, "the answer is not JSON") from None
+        if not isinstance(body, dict):
+            raise ProviderFailure(self.provider, f"the answer is not {what}")
+        return body
 
     def _retrying(self, cancel: CancelToken | None) -> Retrying:
         """Tries on :class:`RetryableFailure`, waiting between them (cancellable)."""

@@ -15,14 +15,13 @@ ten seconds at worst, at once while polling.
 from __future__ import annotations
 
 import contextlib
-import time
+from functools import partial
 from typing import Any
 
 import httpx
 
 from pixelmill.cancel import CancelToken
 from pixelmill.providers.http import (
-    Cancelled,
     HttpPolicy,
     ProviderFailure,
     ProviderHttp,
@@ -115,25 +114,20 @@ class ReplicateProvider:
                 headers={"Prefer": f"wait={self.wait_seconds}"},
                 cancel=cancel,
             )
-            prediction = _json(created)
+            prediction = self._object(created)
             pid = prediction.get("id")
             if not isinstance(pid, str) or not pid:
                 raise ProviderFailure(NAME, "the prediction answer has no id")
-            deadline = time.monotonic() + self.run_timeout
-            while prediction.get("status") not in TERMINAL:
-                if cancel is not None and cancel.wait(self.poll_interval):
-                    self._cancel(pid)
-                    raise Cancelled(NAME)
-                if cancel is None:
-                    time.sleep(self.poll_interval)
-                if time.monotonic() > deadline:
-                    self._cancel(pid)
-                    raise ProviderFailure(
-                        NAME,
-                        f"the prediction did not end within {self.run_timeout:g} s",
-                        unavailable=True,
-                    )
-                prediction = _json(self.http.request("GET", f"v1/predictions/{pid}", cancel=cancel))
+            prediction = self.http.poll(
+                partial(self._prediction, pid, cancel),
+                lambda p: p.get("status") in TERMINAL,
+                partial(self._cancel, pid),
+                what="the prediction",
+                interval=self.poll_interval,
+                timeout=self.run_timeout,
+                cancel=cancel,
+                start=prediction,
+            )
         status = prediction.get("status")
         metrics = prediction.get("metrics")
         if isinstance(metrics, dict) and isinstance(metrics.get("predict_time"), int | float):
@@ -144,6 +138,13 @@ class ReplicateProvider:
                 NAME, f"the prediction {status}" + (f": {error}" if error else "")
             )
         return prediction.get("output")
+
+    def _prediction(self, pid: str, cancel: CancelToken | None) -> dict[str, Any]:
+        response = self.http.request("GET", f"v1/predictions/{pid}", cancel=cancel)
+        return self._object(response)
+
+    def _object(self, response: httpx.Response) -> dict[str, Any]:
+        return self.http.json_object(response, "a prediction object")
 
     def _cancel(self, pid: str) -> None:
         # Best effort: the prediction may have just ended.
@@ -166,13 +167,3 @@ class ReplicateProvider:
         if not urls:
             raise ProviderFailure(NAME, "the prediction succeeded without an output file")
         return [self.http.fetch_output(u, cancel) for u in urls]
-
-
-def _json(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        raise ProviderFailure(NAME, "the answer is not JSON") from None
-    if not isinstance(body, dict):
-        raise ProviderFailure(NAME, "the answer is not a prediction object")
-    return body

@@ -17,8 +17,6 @@ Enrichment = Literal["description", "tags", "alt_text", "images"]
 ImageOperationName = Literal["remove_background", "upscale", "scenes"]
 RunBy = Literal["server", "app"]
 
-ACTIVITY_TYPES: tuple[str, ...] = ("enrichment", "description", "images", "tags")
-STATUSES: tuple[str, ...] = ("pending", "processing", "completed", "failed")
 MAX_PRODUCTS = 50
 DEFAULT_ENRICHMENTS: tuple[Enrichment, ...] = ("description", "tags", "alt_text")
 

@@ -24,10 +24,11 @@ from pixelmill.engines.background import (
     MakeTransparentParams,
     subject_matte,
 )
-from pixelmill.engines.background.canvas import bounding_box, cover
+from pixelmill.engines.background.canvas import cover
 from pixelmill.engines.background.engine import salient_cutout
 from pixelmill.engines.base import EngineError, EngineInputs, EngineResult
 from pixelmill.engines.replace_background import ReplaceBackgroundEngine, ReplaceBackgroundParams
+from pixelmill.engines.runtime.layers import bounding_box
 from tests.support.images import product_rgb
 
 Pixels = npt.NDArray[np.uint8]

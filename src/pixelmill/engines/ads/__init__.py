@@ -22,13 +22,12 @@ from pixelmill.engines.ads.layout import (
     TextBlock,
     render_ad,
 )
-from pixelmill.engines.ads.platforms import PLATFORM_NAMES, PLATFORMS, Platform
+from pixelmill.engines.ads.platforms import PLATFORMS, Platform
 from pixelmill.engines.ads.typography import contrast_ratio, relative_luminance
 
 __all__ = [
     "MIN_CONTRAST",
     "PLATFORMS",
-    "PLATFORM_NAMES",
     "STYLES",
     "STYLE_NAMES",
     "AdCopy",

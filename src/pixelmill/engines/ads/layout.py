@@ -26,6 +26,7 @@ from PIL import Image, ImageDraw
 from pixelmill.engines.ads.platforms import Platform
 from pixelmill.engines.ads.typography import FittedText, fit_text, text_width, worst_contrast
 from pixelmill.engines.base import EngineError, ImageArray
+from pixelmill.engines.runtime.shadows import under_shadow
 
 RGB = tuple[int, int, int]
 Box = tuple[int, int, int, int]
@@ -363,13 +364,7 @@ def place_product(canvas: Float3, cutout: ImageArray, box: Box, style: Style) ->
     y = box[1] + (bh - ph) // 2
     H, W = canvas.shape[:2]
     if style.shadow > 0:
-        sigma = max(2.0, 0.035 * ph)
-        pad = int(3 * sigma)
-        field = np.zeros((ph + 2 * pad, pw + 2 * pad), np.float32)
-        field[pad : pad + ph, pad : pad + pw] = alpha
-        field = cv2.GaussianBlur(field, (0, 0), sigma)
-        sx, sy = x - pad, y - pad + round(0.025 * ph)
-        _darken(canvas, field * style.shadow, sx, sy)
+        under_shadow(canvas, alpha, x, y, style.shadow)
     if style.halo > 0:
         sigma = max(2.0, 0.03 * max(pw, ph))
         pad = int(3 * sigma)
@@ -386,16 +381,6 @@ def place_product(canvas: Float3, cutout: ImageArray, box: Box, style: Style) ->
     a = alpha[y0 - y : y1 - y, x0 - x : x1 - x, None]
     region[:] = colour[y0 - y : y1 - y, x0 - x : x1 - x] + region * (1.0 - a)
     return x, y, x + pw, y + ph
-
-
-def _darken(canvas: Float3, shade: npt.NDArray[np.float32], x: int, y: int) -> None:
-    H, W = canvas.shape[:2]
-    h, w = shade.shape
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
-    if x0 >= x1 or y0 >= y1:
-        return
-    s = shade[y0 - y : y1 - y, x0 - x : x1 - x, None]
-    canvas[y0:y1, x0:x1] *= 1.0 - np.clip(s, 0.0, 0.9)
 
 
 def _disc(canvas: Float3, center: tuple[float, float], radius: float, strength: float) -> None:

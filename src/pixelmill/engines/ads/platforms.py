@@ -40,5 +40,3 @@ PLATFORMS: dict[str, Platform] = {
     )
 }
 """Platform name -> its canvas, in the spec's order."""
-
-PLATFORM_NAMES = tuple(PLATFORMS)

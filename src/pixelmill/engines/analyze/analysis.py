@@ -117,6 +117,12 @@ def _detect(rgb: ImageArray) -> _Found:
 # --- quality -------------------------------------------------------------------------------
 
 
+def _word(value: float, ladder: tuple[tuple[float, str], ...], above: str) -> str:
+    """The word of the first ``(bound, word)`` step whose bound ``value`` is under, else
+    ``above``."""
+    return next((word for bound, word in ladder if value < bound), above)
+
+
 def _linear_score(value: float, best: float, worst: float) -> float:
     """10 at ``best`` or better, 0 at ``worst`` or worse, linear between."""
     t = (value - best) / (worst - best)
@@ -136,15 +142,7 @@ def assess_quality(rgb: ImageArray, luma: npt.NDArray[np.float32]) -> dict[str, 
     blur = estimate_blur_sigma(luma * 255.0, noise)
     ex = exposure_stats(np.asarray(resize_longest(luma, 768), dtype=np.float32))
     sharp_score = _linear_score(blur, 0.6, 3.5)
-    sharp_word = (
-        "sharp"
-        if blur < 0.9
-        else "slightly soft"
-        if blur < 1.6
-        else "soft"
-        if blur < 2.5
-        else "blurry"
-    )
+    sharp_word = _word(blur, ((0.9, "sharp"), (1.6, "slightly soft"), (2.5, "soft")), "blurry")
     stray = max(0.0, 0.35 - ex.mean, ex.mean - 0.65)
     clip_pen = 50.0 * (max(0.0, ex.shadows_clipped - 0.02) + max(0.0, ex.highlights_clipped - 0.02))
     exposure_score = round(float(np.clip(10.0 - 25.0 * stray - clip_pen, 0.0, 10.0)), 1)
@@ -159,15 +157,7 @@ def assess_quality(rgb: ImageArray, luma: npt.NDArray[np.float32]) -> dict[str, 
     else:
         exposure_word = "well exposed"
     noise_score = _linear_score(noise, 1.5, 10.0)
-    noise_word = (
-        "clean"
-        if noise < 2.0
-        else "slight grain"
-        if noise < 4.0
-        else "noisy"
-        if noise < 8
-        else "very noisy"
-    )
+    noise_word = _word(noise, ((2.0, "clean"), (4.0, "slight grain"), (8, "noisy")), "very noisy")
     megapixels = rgb.shape[0] * rgb.shape[1] / 1e6
     overall = 0.4 * sharp_score + 0.35 * exposure_score + 0.25 * noise_score
     if megapixels < 0.25:

@@ -78,7 +78,6 @@ HAIR_STYLES = (
 TOPS = ("t-shirt", "shirt", "polo", "tank top", "sweater", "hoodie", "jacket", "blazer", "coat")
 """Upper garments; ``dress`` and ``suit`` are whole outfits."""
 BOTTOMS = ("jeans", "trousers", "shorts", "skirt")
-OUTFIT_STYLES = ("casual", "business", "sporty", "elegant")
 BACKDROPS = ("studio", "park", "city", "beach", "office", "sunset", "night")
 ACCESSORIES = ("glasses", "sunglasses", "beard", "moustache", "earrings", "freckles", "cap")
 

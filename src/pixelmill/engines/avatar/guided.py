@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from pixelmill.engines.avatar.attributes import Look, Request, read_request, resolve
 from pixelmill.engines.avatar.backdrops import PAINTERS, base_gradient
-from pixelmill.engines.avatar.canvas import Canvas, ellipse
+from pixelmill.engines.avatar.canvas import Canvas, Shape, ellipse
 from pixelmill.engines.avatar.figure import Artist
 from pixelmill.engines.avatar.skeleton import Body, build_body
 from pixelmill.engines.base import (
@@ -32,6 +32,7 @@ from pixelmill.engines.base import (
     PlannedImage,
 )
 from pixelmill.engines.runtime.layers import to_uint8
+from pixelmill.engines.runtime.shadows import footprint_shadow
 
 METHOD = (
     "procedural flat illustration, no generative model: attributes read from the prompt "
@@ -125,7 +126,8 @@ def render_avatar(look: Look, seed: int, height: int) -> OutputImage:
     color = look.backdrop_color[1]
     canvas = Canvas(base_gradient(look.backdrop, h, w, color), supersampling(height))
     PAINTERS[look.backdrop](canvas, color, FLOOR, rng)
-    _floor_shadow(canvas, body)
+    feet = _footprint(canvas, body)
+    footprint_shadow(canvas.rgb, feet.alpha, feet.x0, feet.y0, body.s(0.06) * canvas.ss, 0.22)
     Artist(canvas, body, look).draw()
     pixels = to_uint8(canvas.result(), rng)
     data: dict[str, Any] = {
@@ -136,13 +138,13 @@ def render_avatar(look: Look, seed: int, height: int) -> OutputImage:
     return OutputImage(pixels, label=avatar_label(look), data=data)
 
 
-def _floor_shadow(canvas: Canvas, body: Body) -> None:
+def _footprint(canvas: Canvas, body: Body) -> Shape:
+    """Where the figure's shadow falls: an ellipse under the soles, as wide as the stance."""
     left, right = body.legs[-1].ankle, body.legs[1].ankle
     cx = (left[0] + right[0]) / 2
     half = (right[0] - left[0]) / 2 + 0.55
     x, y = body.p(cx, body.pr.sole_y - 0.02)
-    shape = canvas.shape(ellipse(x, y, body.s(half), body.s(0.13)))
-    canvas.darken(canvas.soft(shape, body.s(0.06)), 0.22)
+    return canvas.shape(ellipse(x, y, body.s(half), body.s(0.13)))
 
 
 class _Plan(NamedTuple):

@@ -5,7 +5,7 @@ The geometry is one affine map, ``canvas = offset + k · source``, worked out fr
 box (:func:`plan_layout`); only the subject's own rectangle is resampled (premultiplied, so
 soft edges keep their colour), and only the subject's and the shadow's rectangles are blended,
 with OpenCV's vectorised arithmetic, so the options cost a fraction of the cut-out itself.
-Shadows are the runtime's shadow family (``pixelmill.engines.runtime.shadows``), drawn into a
+Shadows are the runtime's shadow family (``pixelmill.engines.runtime.shadows``): a
 transmittance map that either darkens the background or becomes semi-transparent black pixels
 of a transparent result.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
@@ -22,11 +21,9 @@ import numpy.typing as npt
 
 from pixelmill.engines.background.options import CutoutSpec, Margin
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.runtime.layers import Layer
-from pixelmill.engines.runtime.segmentation import Box
-from pixelmill.engines.runtime.shadows import add_floor_shadow, floating_shadow
-
-Gray = npt.NDArray[np.float32]
+from pixelmill.engines.runtime.layers import Box, bounding_box
+from pixelmill.engines.runtime.shadows import shadow_transmittance, transparent_shadow
+from pixelmill.engines.runtime.textures import Gray
 
 LEGACY_CROP_MARGIN = 0.02
 """``crop_to_object``'s margin: 2 % of the image's long side, clipped to the image."""
@@ -46,15 +43,6 @@ class Layout:
         """A source box ``(x, y, w, h)`` in canvas coordinates."""
         x, y, w, h = box
         return (self.ox + self.k * x, self.oy + self.k * y, self.k * w, self.k * h)
-
-
-def bounding_box(where: npt.NDArray[np.bool_]) -> Box | None:
-    """``(x, y, w, h)`` of the true pixels of ``where``; ``None`` when there are none."""
-    rows = np.flatnonzero(where.any(axis=1))
-    if rows.size == 0:
-        return None
-    cols = np.flatnonzero(where.any(axis=0))
-    return int(cols[0]), int(rows[0]), int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
 
 
 def _margins(box: Box, margin: tuple[Margin, Margin, Margin, Margin]) -> tuple[int, ...]:
@@ -163,45 +151,6 @@ def place(rgba: ImageArray, layout: Layout) -> ImageArray:
     return canvas
 
 
-# --- shadows ---------------------------------------------------------------------------------
-
-FLOAT_GAP = 0.06
-"""A floating subject hovers this fraction of its height above its shadow."""
-
-HARD_STRENGTH = 1.7
-"""A hard shadow is the soft one at this strength: a near-black contact line and a dark cast
-shadow, as under a single strong light."""
-
-
-def shadow_transmittance(placed: ImageArray, kind: str) -> tuple[Gray | None, str]:
-    """How much light reaches each canvas pixel (1: all, less under the shadow) for a
-    ``kind`` shadow of the placed subject, and what was drawn. ``None`` when nothing could be
-    (a floor shadow needs the subject's base inside the canvas)."""
-    alpha = placed[..., 3]
-    box = bounding_box(alpha > 127)
-    if box is None:
-        return None, "none: the result has no subject"
-    x, y, w, h = box
-    a = alpha[y : y + h, x : x + w].astype(np.float32) * np.float32(1.0 / 255.0)
-    # Shadows read only the layer's alpha; its colour is never looked at.
-    dummy: Any = np.broadcast_to(np.float32(0.0), (*a.shape, 3))
-    ch, cw = alpha.shape
-    t = np.ones((ch, cw, 1), dtype=np.float32)
-    base = y + h
-    if kind == "floating":
-        gap = max(2, round(FLOAT_GAP * h))
-        if base + gap >= ch - 1:
-            return None, "none: no room below the subject for a floating shadow"
-        floating_shadow(t, Layer(dummy, a, x, y), gap, 0.55)
-        drawn = f"floating: a soft shadow {gap} px below the subject"
-    else:
-        if base >= ch - 1:
-            return None, "none: the subject's base touches the bottom edge (no floor to cast on)"
-        add_floor_shadow(t, Layer(dummy, a, x, y), HARD_STRENGTH if kind == "hard" else 1.0)
-        drawn = f"{kind}: contact shadow and cast shadow"
-    return np.asarray(t[..., 0], dtype=np.float32), drawn
-
-
 # --- backgrounds and the composite -----------------------------------------------------------
 
 
@@ -234,7 +183,7 @@ def composite(
     if background is None:
         if shade is None or transmittance is None:
             return placed
-        return _transparent_shadow(placed, transmittance, shade, subject)
+        return transparent_shadow(placed, transmittance, shade, subject)
     if isinstance(background, tuple):
         # One row, repeated: a block copy (broadcasting a colour into the canvas is ~40× slower).
         row = np.tile(np.asarray(background, dtype=np.uint8), w).reshape(1, w * 3)
@@ -254,27 +203,6 @@ def composite(
             weight,
             np.float32(1.0) - weight,
         )
-    return out
-
-
-def _transparent_shadow(
-    placed: ImageArray, transmittance: Gray, shade: Box, subject: Box | None
-) -> ImageArray:
-    """A transparent result with the shadow as semi-transparent black: over any background it
-    darkens exactly as the opaque composite does (``alpha = a + (1 - t)(1 - a)``)."""
-    out = placed.copy()
-    x0, y0, sw, sh = shade
-    x1, y1 = x0 + sw, y0 + sh
-    if subject is not None:
-        x0, y0 = min(x0, subject[0]), min(y0, subject[1])
-        x1, y1 = max(x1, subject[0] + subject[2]), max(y1, subject[1] + subject[3])
-    region = placed[y0:y1, x0:x1]
-    a = region[..., 3:].astype(np.float32) * np.float32(1.0 / 255.0)
-    t = transmittance[y0:y1, x0:x1, None]
-    total = a + (1.0 - t) * (1.0 - a)
-    rgb = region[..., :3].astype(np.float32) * a / np.maximum(total, 1e-6)
-    out[y0:y1, x0:x1, :3] = np.clip(rgb + 0.5, 0.0, 255.0).astype(np.uint8)
-    out[y0:y1, x0:x1, 3] = np.clip(total[..., 0] * 255.0 + 0.5, 0.0, 255.0).astype(np.uint8)
     return out
 
 

@@ -60,11 +60,19 @@ EDGES = (
 SALIENT_METHOD = f"u2netp salient-object mask (320² model) + {EDGES}"
 
 
-def _check_image(image: ImageArray) -> None:
+def _checked_spec(image: ImageArray, params: BaseModel) -> CutoutSpec:
+    """What to make of the cut-out of ``image`` (refused unless 8-bit RGB(A), 4 px or more)."""
     if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
         raise EngineError(f"expected an 8-bit RGB or RGBA image, got {image.dtype} {image.shape}")
     if min(image.shape[:2]) < 4:
         raise EngineError("image too small: both sides must be at least 4 pixels")
+    return resolve_cutout(params)
+
+
+def _refuse_conflicts(params: BaseModel) -> None:
+    problems = cutout_conflicts(params)
+    if problems:
+        raise EngineError("; ".join(problems))
 
 
 def compose_rgba(
@@ -197,14 +205,11 @@ class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
             self.saliency = saliency
 
     def _validate(self, params: BackgroundRemovalParams) -> None:
-        problems = cutout_conflicts(params)
-        if problems:
-            raise EngineError("; ".join(problems))
+        _refuse_conflicts(params)
 
     def _run(self, inputs: EngineInputs, params: BackgroundRemovalParams) -> EngineResult:
         image = inputs.image
-        _check_image(image)
-        spec = resolve_cutout(params)
+        spec = _checked_spec(image, params)
         background = _background_image(inputs, spec)
         matte = subject_matte(image, params.type, self.saliency)
         rgba = cutout_from(image, matte)
@@ -244,14 +249,11 @@ class MakeTransparentEngine(BaseEngine[MakeTransparentParams]):
     models = (U2NETP,)
 
     def _validate(self, params: MakeTransparentParams) -> None:
-        problems = cutout_conflicts(params)
-        if problems:
-            raise EngineError("; ".join(problems))
+        _refuse_conflicts(params)
 
     def _run(self, inputs: EngineInputs, params: MakeTransparentParams) -> EngineResult:
         image = inputs.image
-        _check_image(image)
-        spec = resolve_cutout(params)
+        spec = _checked_spec(image, params)
         border = border_colour(image)
         use_key = params.method == "color_key" or (params.method == "auto" and border.is_uniform())
         details: dict[str, Any] = {"border_uniformity": round(border.uniformity, 4)}

@@ -233,12 +233,12 @@ def estimate_kernel(
     return k
 
 
-def deconvolve_tv(
-    b: FloatArray, k: FloatArray, lam: float, iterations: int = 8, beta0: float = 1.0
-) -> FloatArray:
-    """Total-variation deconvolution of a 0..1 image by half-quadratic splitting (isotropic TV
-    shrinkage, FFT solves; single precision). The image is reflect-padded to an FFT-friendly
-    size and tapered at the outer edge of the padding."""
+def _fourier_problem(
+    b: FloatArray, k: FloatArray
+) -> tuple[RealArray, ComplexArray, RealArray, int]:
+    """A deconvolution of ``b`` by ``k`` set up for FFT solves: ``b`` reflect-padded to an
+    FFT-friendly size and tapered at the outer edge of the padding, the kernel's OTF,
+    ``|Dx|² + |Dy|²`` of the gradient operators, and the padding's width."""
     h, w = b.shape
     pad = 2 * max(k.shape) + 8
     ph = sfft.next_fast_len(h + 2 * pad, real=True)
@@ -247,10 +247,24 @@ def deconvolve_tv(
         b.astype(np.float32), ((pad, ph - h - pad), (pad, pw - w - pad)), mode="reflect"
     )
     bp = taper(bp, pad)
-    shape = (ph, pw)
-    otf = kernel_otf(k, shape)
-    dx, dy = _diff_otfs(shape)
-    dd = (np.abs(dx) ** 2 + np.abs(dy) ** 2).astype(np.float32)
+    otf = kernel_otf(k, (ph, pw))
+    dx, dy = _diff_otfs((ph, pw))
+    return bp, otf, np.abs(dx) ** 2 + np.abs(dy) ** 2, pad
+
+
+def _unpadded(x: RealArray, pad: int, hw: tuple[int, ...]) -> FloatArray:
+    return np.asarray(x[pad : pad + hw[0], pad : pad + hw[1]], dtype=np.float64)
+
+
+def deconvolve_tv(
+    b: FloatArray, k: FloatArray, lam: float, iterations: int = 8, beta0: float = 1.0
+) -> FloatArray:
+    """Total-variation deconvolution of a 0..1 image by half-quadratic splitting (isotropic TV
+    shrinkage, FFT solves; single precision). The image is reflect-padded to an FFT-friendly
+    size and tapered at the outer edge of the padding."""
+    bp, otf, dd64, pad = _fourier_problem(b, k)
+    shape = bp.shape
+    dd = dd64.astype(np.float32)
     kb = (np.conj(otf) * sfft.rfft2(bp)).astype(np.complex64)
     k2 = (np.abs(otf) ** 2).astype(np.float32)
     x = bp
@@ -264,7 +278,7 @@ def deconvolve_tv(
         num = kb + g * sfft.rfft2(_div(gx * shrink, gy * shrink).astype(np.float32))
         x = sfft.irfft2(num / (k2 + g * dd), s=shape)
         beta *= rate
-    return np.asarray(x[pad : pad + h, pad : pad + w], dtype=np.float64)
+    return _unpadded(x, pad, b.shape)
 
 
 def directional_edge_sigma(
@@ -302,18 +316,6 @@ def deconvolve_l2(b: FloatArray, k: FloatArray, lam: float) -> FloatArray:
     """One-shot deconvolution with a quadratic gradient prior, ``min λ/2‖k ∗ x − b‖² +
     ½‖∇x‖²`` (a Wiener filter with a Laplacian regulariser): cheap, for the chroma. Same
     padding and taper as :func:`deconvolve_tv`."""
-    h, w = b.shape
-    pad = 2 * max(k.shape) + 8
-    ph = sfft.next_fast_len(h + 2 * pad, real=True)
-    pw = sfft.next_fast_len(w + 2 * pad, real=True)
-    bp: RealArray = np.pad(
-        b.astype(np.float32), ((pad, ph - h - pad), (pad, pw - w - pad)), mode="reflect"
-    )
-    bp = taper(bp, pad)
-    shape = (ph, pw)
-    otf = kernel_otf(k, shape)
-    dx, dy = _diff_otfs(shape)
-    dd = np.abs(dx) ** 2 + np.abs(dy) ** 2
+    bp, otf, dd, pad = _fourier_problem(b, k)
     filt = (np.conj(otf) / (np.abs(otf) ** 2 + dd / lam)).astype(np.complex64)
-    x = sfft.irfft2(filt * sfft.rfft2(bp), s=shape)
-    return np.asarray(x[pad : pad + h, pad : pad + w], dtype=np.float64)
+    return _unpadded(sfft.irfft2(filt * sfft.rfft2(bp), s=bp.shape), pad, b.shape)

@@ -237,13 +237,12 @@ def render_shot(
     data = output_data(
         staged,
         person,
+        reading,
         {
             "scene": shot.scene,
             "placement": staged.placement,
             "hand": shot.hand if staged.placement in ("held", "hip") else None,
             "framing": shot.framing,
-            "keywords": list(reading.keywords),
-            "unrecognised": list(reading.unrecognised),
         },
     )
     return OutputImage(staged.pixels, label=shot.label, data=data)

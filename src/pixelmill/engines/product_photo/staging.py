@@ -28,7 +28,7 @@ import numpy.typing as npt
 from pixelmill.categories import normalise_category
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.product_photo.person import Body
-from pixelmill.engines.product_photo.prompt import Framing, Hand, Placement
+from pixelmill.engines.product_photo.prompt import Framing, Hand, Placement, PromptReading
 from pixelmill.engines.runtime import layers
 from pixelmill.engines.runtime.backdrops import Backdrop
 from pixelmill.engines.runtime.layers import (
@@ -439,10 +439,15 @@ def landmarks_on_canvas(
     return out
 
 
-def output_data(staged: Staged, figure: Figure, extra: Mapping[str, Any]) -> dict[str, Any]:
-    """JSON-safe facts about one output: landmarks on the canvas, the product's box."""
+def output_data(
+    staged: Staged, figure: Figure, reading: PromptReading, extra: Mapping[str, Any]
+) -> dict[str, Any]:
+    """JSON-safe facts about one output: ``extra``, the prompt's keywords and the words not
+    used, landmarks on the canvas, the product's box."""
     h, w = staged.pixels.shape[:2]
     data: dict[str, Any] = dict(extra)
+    data["keywords"] = list(reading.keywords)
+    data["unrecognised"] = list(reading.unrecognised)
     data["landmarks"] = landmarks_on_canvas(figure.landmarks, staged.frame, h, w)
     if staged.prop_box is not None:
         data["product_box"] = list(staged.prop_box)

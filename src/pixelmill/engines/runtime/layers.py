@@ -181,13 +181,18 @@ def decontaminate_image(image: ImageArray, alpha: Gray) -> ImageArray:
     return out
 
 
-def alpha_box(alpha: Gray, threshold: float = 0.02) -> Box | None:
-    """Bounding box ``(x, y, w, h)`` of the pixels with alpha above ``threshold``."""
-    rows = np.flatnonzero((alpha > threshold).any(axis=1))
+def bounding_box(where: npt.NDArray[np.bool_]) -> Box | None:
+    """``(x, y, w, h)`` of the true pixels of ``where``; ``None`` when there are none."""
+    rows = np.flatnonzero(where.any(axis=1))
     if rows.size == 0:
         return None
-    cols = np.flatnonzero((alpha > threshold).any(axis=0))
+    cols = np.flatnonzero(where.any(axis=0))
     return int(cols[0]), int(rows[0]), int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
+
+
+def alpha_box(alpha: Gray, threshold: float = 0.02) -> Box | None:
+    """Bounding box ``(x, y, w, h)`` of the pixels with alpha above ``threshold``."""
+    return bounding_box(alpha > threshold)
 
 
 def crop_cutout(rgba: ImageArray) -> ImageArray:

@@ -1,26 +1,32 @@
 """The one shadow family and the floor reflection, for every engine that composites a subject
 (scenes, silo, replace-background, background removal's shadow option, product photos, try-on,
-reference avatars): a subject standing on a floor gets a :func:`contact_shadow` where it touches
-and a wider, paler :func:`cast_shadow` behind it (together :func:`add_floor_shadow`); a floating
-subject the same shadow a little below it (:func:`floating_shadow`); a flat lay an offset, blurred
-:func:`add_drop_shadow`; a product held in front of a body a drop shadow that falls on the body
-only (:func:`shadow_on`); a glossy floor :func:`add_reflection`.
+reference avatars, the drawn avatars, ads): a subject standing on a floor gets a
+:func:`contact_shadow` where it touches and a wider, paler :func:`cast_shadow` behind it
+(together :func:`add_floor_shadow`); a floating subject the same shadow a little below it
+(:func:`floating_shadow`); a flat lay an offset, blurred :func:`add_drop_shadow`; a product held
+in front of a body a drop shadow that falls on the body only (:func:`shadow_on`); a product on
+an ad a soft shadow just under it (:func:`under_shadow`); a glossy floor :func:`add_reflection`.
+A drawn figure that is no layer (a vector avatar) gets the soft shadow of its footprint
+(:func:`footprint_shadow`); a cut-out on its own canvas, the light its shadow leaves
+(:func:`shadow_transmittance`), which darkens a background or becomes semi-transparent black
+pixels of a transparent result (:func:`transparent_shadow`).
 
 Shadows are drawn by darkening a float32 canvas (``canvas *= 1 - opacity·shade``) and computed
 only inside the subject's neighbourhood (big blurs at a reduced scale), so the cost grows with
 the subject, not with the canvas. A canvas may be an ``(h, w, 1)`` field of ones: what is left
-is the light that reaches each pixel (background removal draws transparent shadows that way).
+is the light that reaches each pixel (background removal's transmittance map).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import cv2
 import numpy as np
 
-from pixelmill.engines.runtime.layers import Box, Layer, alpha_box, clip, coverage
+from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.layers import Box, Layer, alpha_box, bounding_box, clip, coverage
 from pixelmill.engines.runtime.textures import Gray, Rgb
 
 ShadowKind = Literal["floor", "drop", "none"]
@@ -139,6 +145,31 @@ def floating_shadow(canvas: Rgb, layer: Layer, gap: int, strength: float) -> Non
     add_floor_shadow(canvas, Layer(layer.premult, layer.alpha, layer.x, layer.y + gap), strength)
 
 
+def footprint_shadow(
+    canvas: Rgb, footprint: Gray, x: int, y: int, sigma: float, opacity: float
+) -> None:
+    """The soft shadow of a footprint drawn on the floor (coverage, top-left corner at x, y),
+    blurred by a Gaussian of ``sigma`` pixels at full resolution: under a drawn avatar's feet,
+    an ellipse as wide as its stance."""
+    if footprint.size == 0 or opacity <= 0:
+        return
+    pad = math.ceil(3 * sigma) + 1
+    shade = np.asarray(cv2.GaussianBlur(_padded(footprint, pad), (0, 0), sigma), np.float32)
+    _darken(canvas, shade, x - pad, y - pad, opacity)
+
+
+def under_shadow(canvas: Rgb, alpha: Gray, x: int, y: int, strength: float) -> None:
+    """The soft shadow of a product standing on a flat ad background (its alpha at x, y): the
+    alpha blurred by 3.5 % of its height, 2.5 % of its height lower, ``strength`` times as
+    dark and never past 90 %."""
+    h = alpha.shape[0]
+    sigma = max(2.0, 0.035 * h)
+    pad = int(3 * sigma)
+    field = np.asarray(cv2.GaussianBlur(_padded(alpha, pad), (0, 0), sigma), np.float32)
+    shade = np.clip(field * strength, 0.0, 0.9)
+    _darken(canvas, shade, x - pad, y - pad + round(0.025 * h), 1.0)
+
+
 def add_drop_shadow(canvas: Rgb, layer: Layer, strength: float = 1.0) -> None:
     """The shadow of an object lying on a flat surface lit from the upper left (flat lays):
     the alpha, offset down and right, blurred."""
@@ -190,3 +221,63 @@ def add_reflection(canvas: Rgb, layer: Layer, amount: float) -> None:
     cy, cx, ry, rx = s
     region = canvas[cy, cx]
     canvas[cy, cx] = pm[ry, rx] + region * (1.0 - a[ry, rx])[..., None]
+
+
+FLOAT_GAP = 0.06
+"""A floating subject hovers this fraction of its height above its shadow."""
+
+HARD_STRENGTH = 1.7
+"""A hard shadow is the soft one at this strength: a near-black contact line and a dark cast
+shadow, as under a single strong light."""
+
+
+def shadow_transmittance(placed: ImageArray, kind: str) -> tuple[Gray | None, str]:
+    """How much light reaches each pixel of a cut-out's canvas (straight-alpha RGBA uint8; 1:
+    all, less under the shadow) for a ``kind`` shadow (soft, hard, floating) of its subject,
+    and what was drawn. ``None`` when nothing could be (a floor shadow needs the subject's
+    base inside the canvas)."""
+    alpha = placed[..., 3]
+    box = bounding_box(alpha > 127)
+    if box is None:
+        return None, "none: the result has no subject"
+    x, y, w, h = box
+    a = alpha[y : y + h, x : x + w].astype(np.float32) * np.float32(1.0 / 255.0)
+    # Shadows read only the layer's alpha; its colour is never looked at.
+    dummy: Any = np.broadcast_to(np.float32(0.0), (*a.shape, 3))
+    ch, cw = alpha.shape
+    t = np.ones((ch, cw, 1), dtype=np.float32)
+    base = y + h
+    if kind == "floating":
+        gap = max(2, round(FLOAT_GAP * h))
+        if base + gap >= ch - 1:
+            return None, "none: no room below the subject for a floating shadow"
+        floating_shadow(t, Layer(dummy, a, x, y), gap, 0.55)
+        drawn = f"floating: a soft shadow {gap} px below the subject"
+    else:
+        if base >= ch - 1:
+            return None, "none: the subject's base touches the bottom edge (no floor to cast on)"
+        add_floor_shadow(t, Layer(dummy, a, x, y), HARD_STRENGTH if kind == "hard" else 1.0)
+        drawn = f"{kind}: contact shadow and cast shadow"
+    return np.asarray(t[..., 0], dtype=np.float32), drawn
+
+
+def transparent_shadow(
+    placed: ImageArray, transmittance: Gray, shade: Box, subject: Box | None
+) -> ImageArray:
+    """A transparent result (straight-alpha RGBA uint8) with the shadow (``transmittance``
+    below 1 inside ``shade``) as semi-transparent black: over any background it darkens exactly
+    as an opaque composite does (``alpha = a + (1 - t)(1 - a)``)."""
+    out = placed.copy()
+    x0, y0, sw, sh = shade
+    x1, y1 = x0 + sw, y0 + sh
+    if subject is not None:
+        x0, y0 = min(x0, subject[0]), min(y0, subject[1])
+        x1, y1 = max(x1, subject[0] + subject[2]), max(y1, subject[1] + subject[3])
+    region = placed[y0:y1, x0:x1]
+    a = region[..., 3:].astype(np.float32) * np.float32(1.0 / 255.0)
+    t = transmittance[y0:y1, x0:x1, None]
+    total = a + (1.0 - t) * (1.0 - a)
+    rgb = region[..., :3].astype(np.float32) * a / np.maximum(total, 1e-6)
+    out[y0:y1, x0:x1, :3] = np.clip(rgb + 0.5, 0.0, 255.0).astype(np.uint8)
+    out[y0:y1, x0:x1, 3] = np.clip(total[..., 0] * 255.0 + 0.5, 0.0, 255.0).astype(np.uint8)
+    return out

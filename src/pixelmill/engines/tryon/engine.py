@@ -261,16 +261,8 @@ def render_look(
     fit = dressed.get()
     w = round(height * 3 / 4)
     staged = stage(fit.figure, None, look.scene, look.framing, seed, look.position, height, w)
-    data = output_data(
-        staged,
-        fit.figure,
-        {
-            "scene": look.scene,
-            "framing": look.framing,
-            "keywords": list(reading.keywords),
-            "unrecognised": list(reading.unrecognised),
-        },
-    )
+    extra = {"scene": look.scene, "framing": look.framing}
+    data = output_data(staged, fit.figure, reading, extra)
     return OutputImage(staged.pixels, label=look.label, data=data)
 
 

@@ -23,6 +23,7 @@ from pixelmill.engines.product_text import count_words
 from pixelmill.engines.speech import Speech, SpeechEngine
 from pixelmill.engines.video.canvas import ASPECTS
 from pixelmill.engines.video.encode import EncodeError
+from pixelmill.engines.video.face import face_mesh
 from pixelmill.engines.video.render import render
 
 
@@ -46,7 +47,8 @@ def check_aspect(aspect: str) -> None:
 
 
 class TalkingVideoEngine(BaseEngine[VideoParams]):
-    """The offline talking video; ``voice`` speaks the script when ``run`` is called alone."""
+    """The offline talking video; ``voice`` speaks the script when ``run`` is called alone. Its
+    MediaPipe face mesh (the faces that talk) is built on first use and kept by the engine."""
 
     name: ClassVar[str] = "video"
     Params: ClassVar[type[BaseModel]] = VideoParams
@@ -54,6 +56,7 @@ class TalkingVideoEngine(BaseEngine[VideoParams]):
     def __init__(self, voice: SpeechEngine | None = None) -> None:
         super().__init__()
         self.voice = voice or SpeechEngine()
+        self._face_mesh = face_mesh()
 
     def _validate(self, params: VideoParams) -> None:
         check_aspect(params.aspect)
@@ -64,7 +67,12 @@ class TalkingVideoEngine(BaseEngine[VideoParams]):
         started = time.perf_counter()
         try:
             video = render(
-                image, speech, aspect=params.aspect, subtitles=params.subtitles, seed=params.seed
+                image,
+                speech,
+                face_mesh=self._face_mesh,
+                aspect=params.aspect,
+                subtitles=params.subtitles,
+                seed=params.seed,
             )
         except (EncodeError, ValueError) as exc:
             raise EngineError(f"the video could not be made: {exc}") from exc

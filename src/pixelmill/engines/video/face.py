@@ -78,7 +78,9 @@ def _build_mesh() -> Any:
     )
 
 
-FACE_MESH = Graph(_build_mesh)
+def face_mesh() -> Graph:
+    """A MediaPipe face-mesh graph, built on its first use (the video engine holds one)."""
+    return Graph(_build_mesh)
 
 
 @dataclass(frozen=True)
@@ -99,20 +101,21 @@ class Landmarks:
         return Landmarks(pts.astype(np.float32))
 
 
-def _mesh(rgb: ImageArray) -> F32 | None:
+def _mesh(rgb: ImageArray, mesh: Graph) -> F32 | None:
     """Face-mesh points (pixels of ``rgb``) of the most prominent face, or None."""
     h, w = rgb.shape[:2]
-    result = FACE_MESH.process(np.ascontiguousarray(rgb))
+    result = mesh.process(np.ascontiguousarray(rgb))
     faces = getattr(result, "multi_face_landmarks", None)
     if not faces:
         return None
     return np.asarray([(lm.x * w, lm.y * h) for lm in faces[0].landmark], dtype=np.float32)
 
 
-def find_face(rgb: ImageArray) -> Landmarks | None:
-    """The most prominent face's mesh, or None (no face, or too small to animate). The face
-    is found first by MediaPipe's full-range detector; the mesh then runs on a square crop
-    around it (its own detector only sees faces that fill much of the frame)."""
+def find_face(rgb: ImageArray, mesh: Graph) -> Landmarks | None:
+    """The most prominent face's points from ``mesh`` (:func:`face_mesh`), or None (no face, or
+    too small to animate). The face is found first by MediaPipe's full-range detector; the mesh
+    then runs on a square crop around it (its own detector only sees faces that fill much of
+    the frame)."""
     h, w = rgb.shape[:2]
     found = faces.detect_faces(rgb)
     pts: F32 | None = None
@@ -127,7 +130,7 @@ def find_face(rgb: ImageArray) -> Landmarks | None:
         if scale < 1.0:
             size = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
             crop = np.asarray(cv2.resize(crop, size), dtype=np.uint8)
-        local = _mesh(crop)
+        local = _mesh(crop, mesh)
         if local is not None:
             pts = (local / scale + np.asarray([x0, y0], np.float32)).astype(np.float32)
     if pts is None:
@@ -137,7 +140,7 @@ def find_face(rgb: ImageArray) -> Landmarks | None:
             if scale < 1
             else rgb
         )
-        local = _mesh(small)
+        local = _mesh(small, mesh)
         if local is None:
             return None
         pts = (local / scale).astype(np.float32)

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.base import ImageArray
+from pixelmill.engines.runtime.mediapipe import Graph
 from pixelmill.engines.runtime.segmentation import main_object_box, mask_to_alpha, salient_mask
 from pixelmill.engines.speech import Speech
 from pixelmill.engines.video import face as face_mod
@@ -104,14 +105,20 @@ def _camera(
 ) -> ImageArray:
     """Zoom about ``center`` then move by ``shift`` pixels (border reflected, never black)."""
     h, w = frame.shape[:2]
-    cx, cy = center
-    m = np.asarray(
-        [[zoom, 0, (1 - zoom) * cx + shift[0]], [0, zoom, (1 - zoom) * cy + shift[1]]],
-        dtype=np.float64,
-    )
+    m = _zoom_matrix(zoom, center, shift)
     return np.asarray(
         cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
         dtype=np.uint8,
+    )
+
+
+def _zoom_matrix(
+    zoom: float, center: tuple[float, float], shift: tuple[float, float]
+) -> npt.NDArray[np.float64]:
+    cx, cy = center
+    return np.asarray(
+        [[zoom, 0, (1 - zoom) * cx + shift[0]], [0, zoom, (1 - zoom) * cy + shift[1]]],
+        dtype=np.float64,
     )
 
 
@@ -212,11 +219,7 @@ def _camera_mask(
     alpha: F32, zoom: float, center: tuple[float, float], shift: tuple[float, float]
 ) -> F32:
     h, w = alpha.shape[:2]
-    cx, cy = center
-    m = np.asarray(
-        [[zoom, 0, (1 - zoom) * cx + shift[0]], [0, zoom, (1 - zoom) * cy + shift[1]]],
-        dtype=np.float64,
-    )
+    m = _zoom_matrix(zoom, center, shift)
     out = cv2.warpAffine(
         alpha[..., 0], m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
     )
@@ -240,12 +243,13 @@ def render(
     image: ImageArray,
     speech: Speech,
     *,
+    face_mesh: Graph | None,
     aspect: str = "9:16",
     subtitles: bool = False,
     seed: int = 0,
-    animate_face: bool = True,
 ) -> Video:
-    """The MP4 for ``image`` (RGB or RGBA uint8) speaking ``speech``."""
+    """The MP4 for ``image`` (RGB or RGBA uint8) speaking ``speech``; a face found by
+    ``face_mesh`` talks (``None``: a camera move whatever the image shows)."""
     if aspect not in ASPECTS:
         raise ValueError(f"aspect must be one of {', '.join(ASPECTS)}")
     started = time.perf_counter()
@@ -256,7 +260,7 @@ def render(
     stats = RenderStats()
     opening = envelope(speech)
     n = len(opening)
-    marks = face_mod.find_face(rgb) if animate_face else None
+    marks = face_mod.find_face(rgb, face_mesh) if face_mesh is not None else None
     if marks is not None:
         mode = "face"
         method = FACE_METHOD
