@@ -208,7 +208,7 @@ def recording(out: Path) -> Iterator[Recorder]:
 
 def pytest_configure(config: pytest.Config) -> None:
     global _recorder
-    target = os.environ.get(ENV)
+    target = os.environ.get("PIXELMILL_RECORD_HTTP")
     if target and _recorder is None:
         TestClient.send = _send
         _recorder = Recorder(Path(target))
