@@ -50,6 +50,9 @@ def create(body: dict) -> JSONResponse:
         "key": "pm_" + uuid.uuid4().hex,
         "took_ms": time.perf_counter(),
         "size": 3,
+        "pick": time.time_ns() % 1000003,
+        "email": "user-" + uuid.uuid4().hex[:9] + "f@example.com",
+        "link": f"http://testserver/f.png?exp={int(time.time()) + 3600}&sig={uuid.uuid4().hex}",
     }
     if AFTER:
         thing["test"] = False
@@ -90,7 +93,7 @@ def _record(tmp_path: Path, side: str, polls: int) -> Path:
     env = {
         **os.environ,
         replay.ENV: str(out),
-        "REPLAY_SIDE": side,
+        "REPLAY_SIDE": "before" if side == "before" else "after",
         "PYTHONPATH": str(ROOT),
     }
     run = subprocess.run(
@@ -110,6 +113,7 @@ def test_recorder_and_comparer_on_a_tiny_app(
 ) -> None:
     before = _record(tmp_path, "before", polls=3)
     after = _record(tmp_path, "after", polls=5)
+    again = _record(tmp_path, "again", polls=4)
 
     records = replay.load(before)
     assert set(records) == {"test_app.py::test_things", "test_app.py::test_no_requests"}
@@ -126,6 +130,9 @@ def test_recorder_and_comparer_on_a_tiny_app(
         "key": "<token>",
         "took_ms": "<duration>",
         "size": 3,
+        "pick": created["response"]["pick"],
+        "email": "user-<hex>@example.com",
+        "link": "<origin>/f.png?exp=<epoch>&sig=<token>",
         "legacy": True,
     }
     # Three polls of the same path fold into the last one (its answer is the one kept).
@@ -144,13 +151,16 @@ def test_recorder_and_comparer_on_a_tiny_app(
         "requests_compared": 3,
         "identical": 0,
         "added_keys_only": 0,
+        "noise_only": 0,
         "differing": 3,
         "unmatched": {"no HTTP requests": 1},
     }
     found = {
         (d["index"], d["kind"], d["where"], json.dumps(d["after"])) for d in report["differences"]
     }
+    pick = replay.load(after)["test_app.py::test_things"]["requests"][0]["response"]["pick"]
     assert found == {
+        (0, "value changed", "$.pick", str(pick)),
         (0, "key added", "$.test", "false"),
         (0, "key removed", "$.legacy", "null"),
         (1, "value changed", "$.size", "4"),
@@ -158,7 +168,16 @@ def test_recorder_and_comparer_on_a_tiny_app(
     }
     printed = capsys.readouterr().out
     assert "added keys (allowed), 1 distinct:" in printed
+    assert "differences (4):" in printed
+
+    # A second run of "after" shows that "pick" differs between runs of the same code: noise.
+    noise = replay.noise_spots(replay.load(after), replay.load(again))
+    assert noise == {("test_app.py::test_things", 0, "$.pick")}
+    assert replay.main([str(before), str(after), "--noise", str(again)]) == 1
+    printed = capsys.readouterr().out
+    assert "noise (these spots differ between two runs of AFTER too), 1:" in printed
     assert "differences (3):" in printed
+    assert "$.pick" not in printed.split("differences (3):")[1]
 
     # The same recording against itself: everything identical, exit status 0.
     assert replay.main([str(before), str(before)]) == 0
@@ -183,7 +202,7 @@ def test_added_keys_alone_pass(tmp_path: Path) -> None:
             assert client.get("/plan").status_code == 200
             recorder.finish("passed")
         sides.append(replay.load(out))
-    report = replay.compare(*sides)
+    report = replay.compare(sides[0], sides[1])
     assert (report.requests_compared, report.identical, report.added_keys_only) == (1, 0, 1)
     assert report.failures == []
     assert [(d.kind, d.where) for d in report.differences] == [("key added", "$.test")]

@@ -52,8 +52,12 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TOKEN = re.compile(
     r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}"
 )
+# Hex runs of 8+ with a digit and a letter: random suffixes (user-3f9a0c1b2e@example.com).
+_HEX = re.compile(r"(?<![A-Za-z0-9])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}(?![A-Za-z0-9])")
+# Unix times in seconds (2017 to 2033) written in text, such as a signed link's exp=.
+_EPOCH = re.compile(r"(?<![\d.])1[5-9]\d{8}(?![\d.])")
 _DURATION_KEY = re.compile(
-    r"(^|_)(seconds?|secs?|ms|millis(econds)?|duration|elapsed|latency|took|uptime|predict_time)($|_)"
+    r"(^|_)(seconds?|secs?|ms|millis(econds)?|duration|elapsed|latency|took|uptime|time)($|_)"
 )
 _ID_KEY = re.compile(r"(^|_)ids?$")
 _BLOB = 256
@@ -67,7 +71,9 @@ def _mask_text(text: str) -> str:
     text = _JWT.sub("<jwt>", text)
     text = _UUID.sub("<uuid>", text)
     text = _TIME.sub("<time>", text)
-    return _TOKEN.sub("<token>", text)
+    text = _EPOCH.sub("<epoch>", text)
+    text = _TOKEN.sub("<token>", text)
+    return _HEX.sub("<hex>", text)
 
 
 def normalise(value: Any, key: str = "") -> Any:
@@ -248,6 +254,10 @@ class Difference:
     where: str
     before: Any
     after: Any
+    noise: bool = False
+
+    def spot(self) -> tuple[str, int, str]:
+        return self.test, self.index, self.where
 
     def line(self) -> str:
         at = f"{self.test} #{self.index} {self.method} {self.path}"
@@ -279,12 +289,24 @@ def diff_json(before: Any, after: Any, where: str = "$") -> Iterator[tuple[str, 
         yield "value changed", where, before, after
 
 
-def load(path: Path) -> dict[str, dict[str, Any]]:
+def load(path: Path, renames: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """A recording by node id, masked again with this module's masks (so a recording made by
+    an older copy of the recorder gets the newer masks); ``renames`` maps an old node id
+    prefix (a moved test file) to its new one."""
     records: dict[str, dict[str, Any]] = {}
     for line in path.read_text().splitlines():
-        if line.strip():
-            record = json.loads(line)
-            records[record["test"]] = record
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        for exchange in record["requests"]:
+            exchange["path"] = normalise_path(exchange["path"])
+            exchange["request"] = normalise(exchange["request"])
+            exchange["response"] = normalise(exchange["response"])
+        test: str = record["test"]
+        for old, new in (renames or {}).items():
+            if test.startswith(old):
+                test = new + test[len(old) :]
+        records[test] = record
     return records
 
 
@@ -296,6 +318,7 @@ class Report:
     requests_compared: int = 0
     identical: int = 0
     added_keys_only: int = 0
+    noise_only: int = 0
     differing: int = 0
     unmatched: Counter[str] = field(default_factory=Counter)
     unmatched_tests: list[tuple[str, str]] = field(default_factory=list)
@@ -303,7 +326,7 @@ class Report:
 
     @property
     def failures(self) -> list[Difference]:
-        return [d for d in self.differences if d.kind != "key added"]
+        return [d for d in self.differences if d.kind != "key added" and not d.noise]
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -313,6 +336,7 @@ class Report:
             "requests_compared": self.requests_compared,
             "identical": self.identical,
             "added_keys_only": self.added_keys_only,
+            "noise_only": self.noise_only,
             "differing": self.differing,
             "unmatched": dict(self.unmatched),
         }
@@ -334,7 +358,23 @@ def _unmatched_reason(before: dict[str, Any], after: dict[str, Any]) -> str | No
     return None
 
 
-def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> Report:
+def noise_spots(after: dict[str, dict[str, Any]], again: dict[str, dict[str, Any]]) -> set[Any]:
+    """Where two runs of the same code differ: (test, index, where) of each difference, and the
+    node ids whose request sequence differs between the runs."""
+    report = compare(after, again)
+    spots: set[Any] = {d.spot() for d in report.differences if d.kind != "key added"}
+    spots |= {test for test, reason in report.unmatched_tests if reason.startswith("request")}
+    return spots
+
+
+def compare(
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    noise: set[Any] | None = None,
+) -> Report:
+    """Each test both recordings hold with the same request sequence, answer by answer.
+    Differences found at a spot in ``noise`` (see ``noise_spots``) are marked, not failures."""
+    noise = noise or set()
     report = Report(tests_before=len(before), tests_after=len(after))
     for test in sorted(set(before) | set(after)):
         if test not in after:
@@ -358,14 +398,16 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]])
             if b["status"] != a["status"]:
                 found.append(("status changed", "status", b["status"], a["status"]))
             found.extend(diff_json(b["response"], a["response"]))
-            for kind, where, old, new in found:
-                report.differences.append(
-                    Difference(test, i, b["method"], b["path"], kind, where, old, new)
-                )
-            if not found:
+            diffs = [Difference(test, i, b["method"], b["path"], *f) for f in found]
+            for d in diffs:
+                d.noise = d.kind != "key added" and (d.spot() in noise or test in noise)
+            report.differences.extend(diffs)
+            if not diffs:
                 report.identical += 1
-            elif all(kind == "key added" for kind, *_ in found):
+            elif all(d.kind == "key added" for d in diffs):
                 report.added_keys_only += 1
+            elif all(d.kind == "key added" or d.noise for d in diffs):
+                report.noise_only += 1
             else:
                 report.differing += 1
     return report
@@ -377,8 +419,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after", type=Path)
     parser.add_argument("--json", type=Path, help="write the full report here")
     parser.add_argument("--unmatched", action="store_true", help="list each unmatched test")
+    parser.add_argument(
+        "--noise",
+        type=Path,
+        help="a second recording of AFTER (same code): what differs between the two is noise",
+    )
+    parser.add_argument(
+        "--rename",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="a node id prefix in BEFORE (a moved test file) and its name in AFTER",
+    )
     args = parser.parse_args(argv)
-    report = compare(load(args.before), load(args.after))
+    renames = dict(r.split("=", 1) for r in args.rename)
+    after = load(args.after)
+    noise = noise_spots(after, load(args.noise)) if args.noise else set()
+    report = compare(load(args.before, renames), after, noise)
     for name, value in report.summary().items():
         print(f"{name}: {value}")
     added = Counter(
@@ -388,6 +445,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nadded keys (allowed), {len(added)} distinct:")
         for (method, path, where), n in sorted(added.items()):
             print(f"  {method} {path} {where} (x{n})")
+    noisy = [d for d in report.differences if d.noise]
+    if noisy:
+        print(f"\nnoise (these spots differ between two runs of AFTER too), {len(noisy)}:")
+        for d in noisy:
+            print("  " + d.line())
     if report.failures:
         print(f"\ndifferences ({len(report.failures)}):")
         for d in report.failures:
