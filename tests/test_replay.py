@@ -51,6 +51,8 @@ def create(body: dict) -> JSONResponse:
         "took_ms": time.perf_counter(),
         "size": 3,
         "pick": time.time_ns() % 1000003,
+        "tags": ["a", "b"] if AFTER else ["a"],
+        "poll": f"http://testserver/things/{os.getpid()}",
         "email": "user-" + uuid.uuid4().hex[:9] + "f@example.com",
         "link": f"http://testserver/f.png?exp={int(time.time()) + 3600}&sig={uuid.uuid4().hex}",
     }
@@ -131,6 +133,8 @@ def test_recorder_and_comparer_on_a_tiny_app(
         "took_ms": "<duration>",
         "size": 3,
         "pick": created["response"]["pick"],
+        "tags": ["a"],
+        "poll": "<origin>/things/<int>",
         "email": "user-<hex>@example.com",
         "link": "<origin>/f.png?exp=<epoch>&sig=<token>",
         "legacy": True,
@@ -161,6 +165,7 @@ def test_recorder_and_comparer_on_a_tiny_app(
     pick = replay.load(after)["test_app.py::test_things"]["requests"][0]["response"]["pick"]
     assert found == {
         (0, "value changed", "$.pick", str(pick)),
+        (0, "items added", "$.tags[1:]", '["b"]'),
         (0, "key added", "$.test", "false"),
         (0, "key removed", "$.legacy", "null"),
         (1, "value changed", "$.size", "4"),
@@ -168,7 +173,7 @@ def test_recorder_and_comparer_on_a_tiny_app(
     }
     printed = capsys.readouterr().out
     assert "added keys (allowed), 1 distinct:" in printed
-    assert "differences (4):" in printed
+    assert "differences (5):" in printed
 
     # A second run of "after" shows that "pick" differs between runs of the same code: noise.
     noise = replay.noise_spots(replay.load(after), replay.load(again))
@@ -176,8 +181,8 @@ def test_recorder_and_comparer_on_a_tiny_app(
     assert replay.main([str(before), str(after), "--noise", str(again)]) == 1
     printed = capsys.readouterr().out
     assert "noise (these spots differ between two runs of AFTER too), 1:" in printed
-    assert "differences (3):" in printed
-    assert "$.pick" not in printed.split("differences (3):")[1]
+    assert "differences (4):" in printed
+    assert "$.pick" not in printed.split("differences (4):")[1]
 
     # The same recording against itself: everything identical, exit status 0.
     assert replay.main([str(before), str(before)]) == 0

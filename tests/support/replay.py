@@ -13,11 +13,14 @@ This module imports nothing from the rest of the suite, so it can be loaded into
 checkout without committing to it: ``PYTHONPATH=<dir holding this file> pytest -p replay ...``.
 In this tree the root ``conftest.py`` registers it (it does nothing unless the variable is set).
 
-Comparing: ``python -m tests.support.replay BEFORE.jsonl AFTER.jsonl [--json report.json]``.
-A test is compared when both recordings hold it under the same node id with the same request
-sequence (methods, masked paths and bodies); each answer is compared field by field. Added keys
-are allowed and listed; a changed status, a removed key or a changed value is a difference and
-makes the exit status 1. See docs/testing.md.
+Comparing: ``python -m tests.support.replay BEFORE.jsonl AFTER.jsonl [--noise AFTER2.jsonl]
+[--rename OLD=NEW] [--json report.json] [--unmatched]``. A test is compared when both recordings
+hold it under the same node id (after ``--rename``), it passed on both sides, and it made the same
+request sequence (methods, masked paths and bodies); each answer is compared field by field.
+Added keys are allowed and listed; a changed status, a removed key, a changed value or a list
+grown or shrunk is a difference and makes the exit status 1, unless a second recording of AFTER
+(``--noise``) differs at the same spot (random seeds, thread interleavings): that is noise.
+See docs/architecture.md, "Replaying the HTTP tests".
 """
 
 from __future__ import annotations
@@ -73,7 +76,13 @@ def _mask_text(text: str) -> str:
     text = _TIME.sub("<time>", text)
     text = _EPOCH.sub("<epoch>", text)
     text = _TOKEN.sub("<token>", text)
-    return _HEX.sub("<hex>", text)
+    text = _HEX.sub("<hex>", text)
+    if text.startswith(("/", "<origin>/")) and not any(c.isspace() for c in text):
+        # A link: its integer path segments are ids (poll_url: <origin>/api/v2/ad-pack/61).
+        head, _, query = text.partition("?")
+        head = "/".join("<int>" if s.isdigit() else s for s in head.split("/"))
+        text = head + ("?" + query if query else "")
+    return text
 
 
 def normalise(value: Any, key: str = "") -> Any:
@@ -250,7 +259,7 @@ class Difference:
     index: int
     method: str
     path: str
-    kind: str  # status changed | key removed | key added | value changed
+    kind: str  # status changed | key removed | key added | value changed | items added/removed
     where: str
     before: Any
     after: Any
@@ -281,9 +290,14 @@ def diff_json(before: Any, after: Any, where: str = "$") -> Iterator[tuple[str, 
             if k not in before:
                 yield "key added", f"{where}.{k}", None, after[k]
         return
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        for i, (b, a) in enumerate(zip(before, after, strict=True)):
+    if isinstance(before, list) and isinstance(after, list):
+        # Item by item over the common part; a longer or shorter list is one more difference.
+        for i, (b, a) in enumerate(zip(before, after, strict=False)):
             yield from diff_json(b, a, f"{where}[{i}]")
+        if len(after) > len(before):
+            yield "items added", f"{where}[{len(before)}:]", len(before), after[len(before) :]
+        elif len(after) < len(before):
+            yield "items removed", f"{where}[{len(after)}:]", before[len(after) :], len(after)
         return
     if before != after or type(before) is not type(after):
         yield "value changed", where, before, after
