@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ PYTEST = [
 ]
 
 APP_TEST = """
-import os, time, uuid, datetime
+import os, secrets, time, uuid, datetime
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
@@ -51,6 +52,7 @@ def create(body: dict) -> JSONResponse:
         "took_ms": time.perf_counter(),
         "size": 3,
         "pick": time.time_ns() % 1000003,
+        "seed": secrets.randbelow(2**31),
         "tags": ["a", "b"] if AFTER else ["a"],
         "poll": f"http://testserver/things/{os.getpid()}",
         "email": "user-" + uuid.uuid4().hex[:9] + "f@example.com",
@@ -95,6 +97,7 @@ def _record(tmp_path: Path, side: str, polls: int) -> Path:
     env = {
         **os.environ,
         replay.ENV: str(out),
+        "PIXELMILL_RECORD_SEEDS": "7",
         "REPLAY_SIDE": "before" if side == "before" else "after",
         "PYTHONPATH": str(ROOT),
     }
@@ -117,6 +120,13 @@ def test_recorder_and_comparer_on_a_tiny_app(
     after = _record(tmp_path, "after", polls=5)
     again = _record(tmp_path, "again", polls=4)
 
+    # PIXELMILL_RECORD_SEEDS: the seed drawn with secrets.randbelow is the same in every run.
+    seeds = {
+        replay.load(p)["test_app.py::test_things"]["requests"][0]["response"]["seed"]
+        for p in (before, after, again)
+    }
+    assert len(seeds) == 1
+
     records = replay.load(before)
     assert set(records) == {"test_app.py::test_things", "test_app.py::test_no_requests"}
     things = records["test_app.py::test_things"]
@@ -133,6 +143,7 @@ def test_recorder_and_comparer_on_a_tiny_app(
         "took_ms": "<duration>",
         "size": 3,
         "pick": created["response"]["pick"],
+        "seed": created["response"]["seed"],
         "tags": ["a"],
         "poll": "<origin>/things/<int>",
         "email": "user-<hex>@example.com",
@@ -177,7 +188,7 @@ def test_recorder_and_comparer_on_a_tiny_app(
 
     # A second run of "after" shows that "pick" differs between runs of the same code: noise.
     noise = replay.noise_spots(replay.load(after), replay.load(again))
-    assert noise == {("test_app.py::test_things", 0, "$.pick")}
+    assert noise == {("test_app.py::test_things", "POST", "/things", "$.pick")}
     assert replay.main([str(before), str(after), "--noise", str(again)]) == 1
     printed = capsys.readouterr().out
     assert "noise (these spots differ between two runs of AFTER too), 1:" in printed
@@ -211,3 +222,18 @@ def test_added_keys_alone_pass(tmp_path: Path) -> None:
     assert (report.requests_compared, report.identical, report.added_keys_only) == (1, 0, 1)
     assert report.failures == []
     assert [(d.kind, d.where) for d in report.differences] == [("key added", "$.test")]
+
+
+def test_fixed_seeds_restart_at_every_test_and_can_be_put_back() -> None:
+    real = secrets.randbelow
+    try:
+        replay.fix_seeds(3)
+        first = [secrets.randbelow(2**31) for _ in range(3)]
+        replay.fix_seeds(3)
+        assert [secrets.randbelow(2**31) for _ in range(3)] == first
+        assert len(set(first)) == 3
+        replay.fix_seeds(4)
+        assert secrets.randbelow(2**31) != first[0]
+    finally:
+        replay.fix_seeds(None)
+    assert secrets.randbelow is real

@@ -7,7 +7,9 @@ JSON answer. Values that change from run to run are masked by their shape, not b
 UUIDs, JWTs, long random tokens, ISO times, the scheme and host of URLs, integer ids (keys ``id``,
 ``*_id``), durations (keys naming seconds, milliseconds, durations) and long blobs (hashed).
 Consecutive identical GETs (polling a job until it ends) fold into the last one, since how many
-polls a run takes is timing.
+polls a run takes is timing. With ``PIXELMILL_RECORD_SEEDS=<n>`` also set, the job and batch
+seeds (``secrets.randbelow``) follow a fixed sequence restarted at every test, so what a seed
+picks (scenes, avatar names, caption templates) is the same in both recordings.
 
 This module imports nothing from the rest of the suite, so it can be loaded into an older
 checkout without committing to it: ``PYTHONPATH=<dir holding this file> pytest -p replay ...``.
@@ -27,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import re
+import secrets
 import sys
 import threading
 from collections import Counter
@@ -181,6 +185,8 @@ class Recorder:
     def start(self, nodeid: str) -> None:
         with self.lock:
             self.test, self.exchanges = nodeid, []
+        if _seed_base is not None:
+            fix_seeds(_seed_base)
 
     def finish(self, outcome: str) -> None:
         with self.lock:
@@ -221,12 +227,36 @@ def recording(out: Path) -> Iterator[Recorder]:
             del TestClient.send
 
 
+_seed_base: int | None = None
+_draws: Iterator[int] = itertools.count()
+_randbelow = secrets.randbelow
+
+
+def _fixed_randbelow(exclusive_upper_bound: int) -> int:
+    """The i-th draw of the current test: the same in every run (see ``fix_seeds``)."""
+    if _seed_base is None:
+        return _randbelow(exclusive_upper_bound)
+    return (_seed_base * 1_000_003 + next(_draws) * 7919) % exclusive_upper_bound
+
+
+def fix_seeds(base: int | None) -> None:
+    """With a base, ``secrets.randbelow`` (the job and batch seeds) draws a fixed sequence that
+    starts again at every test, so the scenes, names and captions a seed picks are the same
+    in both recordings; ``None`` puts the real draw back."""
+    global _seed_base, _draws
+    _seed_base, _draws = base, itertools.count()
+    secrets.randbelow = _randbelow if base is None else _fixed_randbelow
+
+
 def pytest_configure(config: pytest.Config) -> None:
     global _recorder
     target = os.environ.get("PIXELMILL_RECORD_HTTP")
     if target and _recorder is None:
         TestClient.send = _send
         _recorder = Recorder(Path(target))
+        seeds = os.environ.get("PIXELMILL_RECORD_SEEDS")
+        if seeds:
+            fix_seeds(int(seeds))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -265,8 +295,10 @@ class Difference:
     after: Any
     noise: bool = False
 
-    def spot(self) -> tuple[str, int, str]:
-        return self.test, self.index, self.where
+    def spot(self) -> tuple[str, str, str, str]:
+        """Where it is, list positions and the request's place in its test left out: a value
+        drawn at random (a scene per job seed) may land on any item or any poll."""
+        return self.test, self.method, self.path, re.sub(r"\[\d*:?\d*\]", "[*]", self.where)
 
     def line(self) -> str:
         at = f"{self.test} #{self.index} {self.method} {self.path}"
@@ -373,8 +405,8 @@ def _unmatched_reason(before: dict[str, Any], after: dict[str, Any]) -> str | No
 
 
 def noise_spots(after: dict[str, dict[str, Any]], again: dict[str, dict[str, Any]]) -> set[Any]:
-    """Where two runs of the same code differ: (test, index, where) of each difference, and the
-    node ids whose request sequence differs between the runs."""
+    """Where two runs of the same code differ: the spot (``Difference.spot``) of each difference,
+    and the node ids whose request sequence differs between the runs."""
     report = compare(after, again)
     spots: set[Any] = {d.spot() for d in report.differences if d.kind != "key added"}
     spots |= {test for test, reason in report.unmatched_tests if reason.startswith("request")}
