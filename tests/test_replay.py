@@ -237,3 +237,21 @@ def test_fixed_seeds_restart_at_every_test_and_can_be_put_back() -> None:
     finally:
         replay.fix_seeds(None)
     assert secrets.randbelow is real
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("USER-5C83E752E7@EXAMPLE.COM", "USER-<hex>@EXAMPLE.COM"),
+        ("user-e38f02af14@example.com", "user-<hex>@example.com"),
+        # A 10-digit run inside a random file name is part of the name, not a Unix time.
+        (
+            "/files/results/b81cb1795930217abcd.jpg?exp=1795930217&sig=0a1b",
+            "/files/results/<token>.jpg?exp=<epoch>&sig=0a1b",
+        ),
+        ("http://127.0.0.1:8123/api/v2/ad-pack/61", "<origin>/api/v2/ad-pack/<int>"),
+        ("750 ml, now $29 (24 hours)", "750 ml, now $29 (24 hours)"),
+    ],
+)
+def test_masks_by_shape(text: str, masked: str) -> None:
+    assert replay.normalise(text) == masked

@@ -60,9 +60,12 @@ _TOKEN = re.compile(
     r"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}"
 )
 # Hex runs of 8+ with a digit and a letter: random suffixes (user-3f9a0c1b2e@example.com).
-_HEX = re.compile(r"(?<![A-Za-z0-9])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}(?![A-Za-z0-9])")
+_HEX = re.compile(
+    r"(?<![A-Za-z0-9])(?:(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}"
+    r"|(?=[0-9A-F]*\d)(?=[0-9A-F]*[A-F])[0-9A-F]{8,})(?![A-Za-z0-9])"
+)
 # Unix times in seconds (2017 to 2033) written in text, such as a signed link's exp=.
-_EPOCH = re.compile(r"(?<![\d.])1[5-9]\d{8}(?![\d.])")
+_EPOCH = re.compile(r"(?<![\w.])1[5-9]\d{8}(?![\w.])")
 _DURATION_KEY = re.compile(
     r"(^|_)(seconds?|secs?|ms|millis(econds)?|duration|elapsed|latency|took|uptime|time)($|_)"
 )
