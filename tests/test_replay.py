@@ -255,3 +255,13 @@ def test_fixed_seeds_restart_at_every_test_and_can_be_put_back() -> None:
 )
 def test_masks_by_shape(text: str, masked: str) -> None:
     assert replay.normalise(text) == masked
+
+
+def test_numbers_in_ids_are_masked() -> None:
+    item = {"processing_id": "ledger-217", "id": "sku-9", "job_id": 12, "total": 3}
+    assert replay.normalise(item) == {
+        "processing_id": "ledger-<int>",
+        "id": "sku-<int>",
+        "job_id": "<int id>",
+        "total": 3,
+    }
