@@ -27,7 +27,7 @@ from tests.support.servers import client_for
 from tests.support.services import BACKENDS, postgres_schema
 from tests.support.settings import job_settings, make_settings
 
-pytest_plugins = ["tests.support.s3"]
+pytest_plugins = ["tests.support.s3", "tests.support.replay"]
 
 TESTS = Path(__file__).parent
 JOB_SUITES = frozenset(
