@@ -638,9 +638,14 @@ def parts_rows() -> list[dict[str, object]]:
     return rows
 
 
-def parts_speed(image: ImageArray) -> tuple[float, float]:
-    """Median ms of ``background_removal`` on ``image`` without and with the parts step,
-    timed alternately (the machine is shared): 9 pairs after a warm-up."""
+PARTS_RUNS = 15
+"""Alternated pairs of runs (parts step off, on) per image in :func:`parts_speed`."""
+
+
+def parts_speed(image: ImageArray, runs: int = PARTS_RUNS) -> dict[str, float]:
+    """ms of ``background_removal`` on ``image`` without and with the parts step, timed
+    alternately in one process (the machine is shared): ``runs`` pairs after a warm-up; the
+    median and the fastest of each."""
     removal = BackgroundRemovalEngine()
     removal.load()
     params = BackgroundRemovalParams()
@@ -661,10 +666,15 @@ def parts_speed(image: ImageArray) -> tuple[float, float]:
     run(False)
     run(True)
     old, new = [], []
-    for _ in range(9):
+    for _ in range(runs):
         old.append(run(False))
         new.append(run(True))
-    return 1000 * float(np.median(old)), 1000 * float(np.median(new))
+    return {
+        "off median": 1000 * float(np.median(old)),
+        "on median": 1000 * float(np.median(new)),
+        "off fastest": 1000 * float(np.min(old)),
+        "on fastest": 1000 * float(np.min(new)),
+    }
 
 
 def whole_products() -> None:
@@ -681,7 +691,7 @@ def whole_products() -> None:
     square = cv2.resize(coffee_square()[0], (1000, 1000), interpolation=cv2.INTER_CUBIC)
     speeds = {
         "coffee at 1 MP (nothing joins)": parts_speed(one_megapixel("coffee")),
-        "coffee centre square at 1 MP (the saucer joins; faces looked for)": parts_speed(
+        "coffee centre square upscaled to 1 MP (at this size nothing joins)": parts_speed(
             np.ascontiguousarray(square)
         ),
     }
@@ -716,14 +726,17 @@ def whole_products() -> None:
                 f"{float(str(row['before fragment %'])):.2f} % -> {frag:.2f} %",
             )
         )
-    for label, (old_ms, new_ms) in speeds.items():
-        targets.append(
-            (
-                f"background_removal, {label}, within 10 % of before",
-                new_ms <= 1.1 * old_ms,
-                f"{old_ms:.0f} -> {new_ms:.0f} ms (median of 9, alternated)",
+    for label, ms in speeds.items():
+        for stat in ("fastest", "median"):
+            old_ms, new_ms = ms[f"off {stat}"], ms[f"on {stat}"]
+            targets.append(
+                (
+                    f"background_removal, {label}, {stat}, within 10 % of before",
+                    new_ms <= 1.1 * old_ms,
+                    f"{old_ms:.0f} -> {new_ms:.0f} ms ({new_ms / old_ms - 1:+.1%}; {stat} of "
+                    f"{PARTS_RUNS}, alternated)",
+                )
             )
-        )
     print_targets("issue #44 item 3, whole products", targets)
 
 

@@ -28,7 +28,10 @@ period pools glyphs with photo). Then, per pixel:
   fill head (``fill="learned"``). Around strokes the opacity head is sure of, the 1-px ring of
   their anti-aliased edge that no fit changed is filled with them (``SETTINGS.halo``); where
   the image's fit finds an opaque overlay that explains the coverage, covered letters grouped
-  with those strokes are filled too (``SETTINGS.sibling_explained``).
+  with those strokes are filled too (``SETTINGS.sibling_explained``). A filled region that the
+  opacity head and a fit against its own fill both see as semi-transparent is unmixed instead
+  (``SETTINGS.semi_opacity``): its photo still shows through, and a fill can come out further
+  from it than the mark.
 
 Inference runs on the whole image up to ``WHOLE_MAX_PIXELS``, and in overlapping tiles above
 (each tile sees ``HALO`` pixels of context on every side), so memory stays bounded.

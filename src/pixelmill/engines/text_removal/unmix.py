@@ -24,7 +24,9 @@ Opaque strokes are taken from the network's own opacity head (``alpha``): connec
 it above ``Settings.net_fill`` are inpainted if they have a confident core (``Settings.core``),
 with a 1-px ring of their anti-aliased edge (``Settings.halo``); where the image's fit finds an
 opaque overlay that explains the coverage, the covered letters grouped with those strokes are
-filled too (``Settings.sibling_explained``).
+filled too (``Settings.sibling_explained``). A filled region whose opacity the head and a fit
+against its own fill agree is well under 1 is unmixed with that fit instead
+(``Settings.semi_opacity``).
 
 numpy + OpenCV only (the training code under ``training/overlay/`` imports this module too).
 """
@@ -118,6 +120,24 @@ class Settings:
     many times longer than wide, at most ``bar_width`` px wide, at least half filled) is not
     filled: window frames, poles and wires, not glyphs (0: off)."""
     bar_width: float = 8.0
+    semi_opacity: float = 0.7
+    """A filled region (the filled pixels grouped as for the fits, ``group``) is unmixed instead
+    where the opacity head's median over it and the opacity fitted for it against its own fill
+    (``observed - fill = k a (c - fill)``) are both below this (0: never): both see a
+    semi-transparent mark, whose photo still shows through and is recovered exactly, where a fill
+    can come out further from the photo than the mark it removes (0: the setting until
+    2026-11-28)."""
+    semi_explained: float = 0.35
+    """... where that fit explains at least this share of ``observed - fill`` (a fit of an
+    opaque stroke over texture explains little and lands anywhere) ..."""
+    semi_agree: float = 0.1
+    """... and where the two opacities differ by at most this: a fit that lands well under the
+    head's opacity is a dark mark over dark photo (or the reverse), whose opacity and colour
+    trade off, and unmixed with it the mark comes back brighter than the photo."""
+    semi_gamut: float = 0.02
+    """Pixels of such a region whose unmixed colour leaves 0..1 by more than this (and those
+    within 2 px of them) are kept as they are instead: the coverage is wrong there (a photo edge the
+    network took for the mark), and unmixed they come out in saturated colours."""
     net_unmix: bool = False
     """Unmix with the network's per-pixel opacity and colour where the fit changed nothing."""
     exclude_opaque: bool = True
@@ -513,10 +533,74 @@ def restore(
     if extra_fill is not None:
         filled |= extra_fill
     out.image = np.ascontiguousarray(_fill(img, filled, st.telea_radius, fill_rgb, inpaint))
+    if st.semi_opacity > 0 and alpha is not None and filled.any():
+        semi = _semi_transparent(obs, out.image, k, alpha, filled, st)
+        if semi is not None:
+            mask, ak_semi, c_semi, notes = semi
+            t = np.minimum(ak_semi, st.max_cap)[..., None]
+            plain = (obs - t * c_semi) / (1.0 - t)
+            # where the unmixed colour leaves the gamut the coverage is wrong there (a photo
+            # edge the network took for the mark): those pixels, and their neighbours, are kept
+            off = ((plain < -st.semi_gamut) | (plain > 1.0 + st.semi_gamut)).any(axis=2) & mask
+            off = (cv2.dilate(off.view(np.uint8), np.ones((5, 5), np.uint8)) > 0) & mask
+            unmixed = np.clip(np.rint(plain * 255.0), 0, 255).astype(np.uint8)
+            unmixed[off] = obs8[off]
+            out.image = np.ascontiguousarray(np.where(mask[..., None], unmixed, out.image))
+            ak = np.where(mask & ~off, ak_semi, ak).astype(np.float32)
+            filled = filled & ~mask
+            out.notes.extend(notes)
     out.opacity = ak
     out.unmixed = (out.unmixed | (ak > 0)) & ~filled
     out.filled = filled
     return out
+
+
+def _semi_transparent(
+    obs: Float, filled_img: U8, k: Float, alpha: Float, filled: Mask, st: Settings
+) -> tuple[Mask, Float, Float, list[str]] | None:
+    """The filled regions to unmix instead (``Settings.semi_opacity``): their pixels, ``a k`` and
+    the colour there, and a note for each; None if there are none."""
+    size = 2 * st.group + 1
+    grown = cv2.dilate(filled.astype(np.uint8), np.ones((size, size), np.uint8))
+    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    ys, xs = np.nonzero(filled)
+    lab = labels[ys, xs].astype(np.intp)
+    counts = np.bincount(lab, minlength=n)
+    head = np.zeros(n)
+    for i in np.flatnonzero(counts):  # the opacity head's median per region
+        head[i] = float(np.median(alpha[ys, xs][lab == i]))
+    cand = (counts > st.min_fit_pixels) & (head < st.semi_opacity)
+    cand[0] = False
+    if not cand.any():
+        return None
+    sel = cand[lab]
+    ys, xs, lab = ys[sel], xs[sel], lab[sel]
+    fill = filled_img[ys, xs].astype(np.float64) / 255.0
+    kk = np.clip(k[ys, xs], 0.0, 1.0).astype(np.float64)
+    a, c, e = fit(obs[ys, xs].astype(np.float64) - fill, kk, fill, lab, n)
+    ok = (
+        cand
+        & (a < st.semi_opacity)
+        & (e >= st.semi_explained)
+        & (np.abs(a - head) <= st.semi_agree)
+    )
+    if not ok.any():
+        return None
+    h, w = filled.shape
+    mask = np.zeros((h, w), bool)
+    ak = np.zeros((h, w), np.float32)
+    cmap = np.zeros((h, w, 3), np.float32)
+    use = ok[lab]
+    mask[ys[use], xs[use]] = True
+    ak[ys[use], xs[use]] = (a[lab[use]] * kk[use]).astype(np.float32)
+    cmap[ys[use], xs[use]] = c[lab[use]].astype(np.float32)
+    notes = [
+        f"a filled region of {int(counts[i])} pixels is semi-transparent (opacity head "
+        f"{head[i]:.2f}, fitted against its fill {a[i]:.2f}, explaining {e[i]:.2f}): unmixed "
+        "instead"
+        for i in np.flatnonzero(ok)
+    ]
+    return mask, ak, cmap, notes
 
 
 def _siblings(s: Mask, k: Float, ak: Float, opaque: Mask, st: Settings) -> Mask:
