@@ -27,6 +27,22 @@ class CreditPack(BaseModel):
     )
     currency: str = Field(pattern=r"^[a-z]{3}$", description="ISO 4217 code, lower case")
 
+    @model_validator(mode="after")
+    def _stripe_can_charge_it(self) -> CreditPack:
+        """Stripe's amount rules (docs/billing.md): a three-decimal currency's amount ends in
+        0; an ISK amount (in hundredths at Stripe, whole krónur only) is a multiple of 100."""
+        step = STRIPE_AMOUNT_STEP.get(self.currency, 1)
+        if self.price_cents % step:
+            raise ValueError(
+                f"pack {self.id}: Stripe takes {self.currency.upper()} amounts in multiples of "
+                f"{step} (its smallest unit), not {self.price_cents}"
+            )
+        return self
+
+
+STRIPE_AMOUNT_STEP = {"bhd": 10, "jod": 10, "kwd": 10, "omr": 10, "tnd": 10, "isk": 100}
+"""Currencies whose Stripe amounts must be a multiple of more than one smallest unit."""
+
 
 class Settings(BaseSettings):
     """All runtime configuration. Field descriptions double as operator documentation."""

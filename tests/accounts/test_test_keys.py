@@ -21,8 +21,10 @@ from pixelmill.db.models import CreditLedgerEntry
 from pixelmill.imaging.watermark import watermark_masks
 from pixelmill.resources import Resources
 from tests.marketing.conftest import portrait
+from tests.marketing.media import grey_frames, probe
 from tests.marketing.products import bottle
 from tests.marketing.test_ad_http import LD, PAGE
+from tests.marketing.test_video_jobs import fetch
 from tests.support.accounts import Account, login, make_account
 from tests.support.api import b64_png, upload_product, wait_batch, wait_terminal
 from tests.support.credits import consistent_balance
@@ -303,3 +305,69 @@ def test_the_test_key_has_its_own_rate_limit(client: TestClient, resources: Reso
     after = client.get("/api/v2/account", headers=acct.key_headers)
     assert after.status_code == 200
     assert int(after.headers["X-RateLimit-Remaining"]) == live_left - 1
+
+
+PACK_PARTS = ("images", "ads", "captions", "video")
+
+
+def _video_frames(client: TestClient, url: str) -> npt.NDArray[np.uint8]:
+    mp4 = fetch(client, url)
+    info = probe(mp4)
+    assert (info.video_codec, info.audio_codec) == ("h264", "aac")
+    return grey_frames(mp4, info.width, info.height)
+
+
+def test_a_video_job_is_watermarked_on_every_frame(
+    client: TestClient, resources: Resources
+) -> None:
+    """The same talking-video request with the live key and the test key: the test key's MP4
+    carries the mark in the first, middle and last frames, where the live key's does not; off
+    the mark the two videos agree. The test key's ad pack video is marked the same way."""
+    acct = make_account(resources, credits=60)
+    test = _test_key(client, acct)
+    routes = {
+        "/portrait.png": (200, "image/png", encode(portrait(), "PNG")),
+        "/product": (200, "text/html; charset=utf-8", PAGE.format(ld=json.dumps(LD)).encode()),
+        "/img/bottle.png": (200, "image/png", encode(bottle(), "PNG")),
+    }
+    with serve_bytes(routes) as base:
+        request = {"image_url": f"{base}/portrait.png", "script": "Hello there.", "duration": 5}
+        made = {
+            name: client.post("/api/v2/generate/video", json=request, headers=headers)
+            for name, headers in (("live", acct.key_headers), ("test", test))
+        }
+        only_video = {f"include_{part}": part == "video" for part in PACK_PARTS}
+        pack = client.post(
+            "/api/v2/ad-pack", json={"url": f"{base}/product", **only_video}, headers=test
+        )
+        assert pack.status_code == 202 and pack.json()["test"] is True, pack.text
+        done = {}
+        for name, r in made.items():
+            assert r.status_code == 202, r.text
+            path = f"/api/v2/jobs/video/{r.json()['job_id']}"
+            done[name] = _finished(client, acct.key_headers, path)
+            assert done[name]["status"] == "completed", done[name]
+        packed = _finished(client, acct.key_headers, f"/api/v2/ad-pack/{pack.json()['job_id']}")
+        assert packed["status"] == "completed" and packed["credits_used"] == 0, packed
+    assert done["test"]["test"] is True and done["test"]["credits_used"] == 0
+    assert done["live"]["test"] is False and done["live"]["credits_used"] == 50
+    assert consistent_balance(resources, acct.id) == 10
+
+    live = _video_frames(client, done["live"]["video_url"])
+    marked = _video_frames(client, done["test"]["video_url"])
+    # Each job draws its own seed (the head's sway, the voice's lead-in): a frame or two more
+    # or fewer, so frames are matched by their place in the video.
+    assert marked.shape[1:] == live.shape[1:] and abs(len(marked) - len(live)) <= 5
+    letters, outline = watermark_masks(*live.shape[1:])
+    away = ~(letters | outline)
+    for at in (0.0, 0.5, 1.0):
+        a, b = marked[round(at * (len(marked) - 1))], live[round(at * (len(live) - 1))]
+        ca, cb = _contrast(a[..., None]), _contrast(b[..., None])
+        assert ca > 40 and abs(cb) < 15, (at, ca, cb)
+        under = np.abs(a[letters].astype(int) - b[letters]).mean()
+        elsewhere = np.abs(a[away].astype(int) - b[away]).mean()
+        assert under > 30 and under > 5 * elsewhere, (at, under, elsewhere)
+
+    ugc = _video_frames(client, packed["ugc_video_url"])  # the ad pack's UGC video
+    for at in (0.0, 0.5, 1.0):
+        assert _contrast(ugc[round(at * (len(ugc) - 1))][..., None]) > 40, at

@@ -429,6 +429,21 @@ def test_packs_come_from_the_setting(
     monkeypatch.setenv("PIXELMILL_CREDIT_PACKS", packs.replace("mini", "Mini Pack"))
     with pytest.raises(ValueError, match="id"):
         make_settings(database_url, tmp_path / "packs", **keys)
+    # Stripe's amount rules: yen are whole (any amount), dinars end in 0, krónur are hundredths.
+    fine = (
+        '[{"id": "yen", "credits": 20, "price_cents": 1201, "currency": "jpy"},'
+        ' {"id": "kwd", "credits": 20, "price_cents": 5120, "currency": "kwd"},'
+        ' {"id": "isk", "credits": 20, "price_cents": 150000, "currency": "isk"}]'
+    )
+    monkeypatch.setenv("PIXELMILL_CREDIT_PACKS", fine)
+    assert len(make_settings(database_url, tmp_path / "packs", **keys).credit_packs or []) == 3
+    for bad in (
+        '"price_cents": 5125, "currency": "kwd"',
+        '"price_cents": 150050, "currency": "isk"',
+    ):
+        monkeypatch.setenv("PIXELMILL_CREDIT_PACKS", f'[{{"id": "x", "credits": 1, {bad}}}]')
+        with pytest.raises(ValueError, match="multiples of"):
+            make_settings(database_url, tmp_path / "packs", **keys)
     monkeypatch.delenv("PIXELMILL_CREDIT_PACKS")
     with pytest.raises(ValueError, match="go together"):
         make_settings(database_url, tmp_path / "packs", stripe_secret_key=SECRET_KEY)
@@ -563,3 +578,51 @@ def test_deliveries_racing_each_other_grant_once(
         assert all(a == (200, "duplicate") for a in again), again
     assert consistent_balance(resources, acct.id) == 500
     assert total_purchased(resources, acct.id) == 500
+
+
+def test_a_zero_decimal_currency_is_priced_in_its_own_units(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stripe_api: FakeStripe
+) -> None:
+    """A pack in yen (a zero-decimal currency at Stripe): ``price_cents`` is yen, not
+    hundredths of a yen, everywhere: the price list (no ``price_usd``), what Stripe Checkout is
+    asked for (``unit_amount`` 1200 is ¥1,200) and the amount a paid session must carry."""
+    packs = (
+        '[{"id": "yen", "credits": 100, "price_cents": 1200, "currency": "jpy"},'
+        ' {"id": "won", "credits": 500, "price_cents": 15000, "currency": "krw"}]'
+    )
+    monkeypatch.setenv("PIXELMILL_CREDIT_PACKS", packs)
+    keys = {
+        "stripe_secret_key": SECRET_KEY,
+        "stripe_webhook_secret": WEBHOOK_SECRET,
+        "stripe_api_base": stripe_api.url,
+    }
+    settings = make_settings(database_url, tmp_path / "yen", **keys)
+    resources = wire(build_resources(settings))
+    try:
+        with client_for(create_app(settings, resources)) as client:
+            assert published_packs(client)[0] == {
+                "id": "yen",
+                "credits": 100,
+                "price_usd": None,
+                "price_cents": 1200,
+                "currency": "jpy",
+            }
+            acct = make_account(resources, credits=0)
+            made = checkout(client, acct, "yen")
+            form = stripe_api.calls[-1].form
+            assert form["line_items[0][price_data][unit_amount]"] == "1200"
+            assert form["line_items[0][price_data][currency]"] == "jpy"
+            assert purchase_of(resources, made["session_id"]).price_cents == 1200
+
+            # Stripe reports the yen it took; a session paid in hundredths would not match.
+            session = stripe_api.sessions[made["session_id"]]
+            wrong = {**paid(session, "pi_yen_0"), "amount_total": 120_000}
+            wrong["amount_subtotal"] = 120_000
+            r = deliver(client, event("checkout.session.completed", wrong))
+            assert r.status_code == 200 and r.json()["outcome"] != "granted", r.text
+            assert consistent_balance(resources, acct.id) == 0
+            r = deliver(client, event("checkout.session.completed", paid(session, "pi_yen")))
+            assert r.status_code == 200 and r.json()["outcome"] == "granted", r.text
+            assert consistent_balance(resources, acct.id) == 100
+    finally:
+        resources.close()

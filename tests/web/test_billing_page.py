@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
 
 from pixelmill.app import create_app
+from pixelmill.config import CreditPack
 from pixelmill.resources import build_resources
 from pixelmill.worker import wire
 from tests.billing.fake_stripe import (
@@ -46,16 +49,17 @@ class Selling:
     stripe: FakeStripe
 
 
-@pytest.fixture(scope="module")
-def selling(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Selling]:
+@contextmanager
+def _selling(database_url: str, data_dir: Path, **overrides: object) -> Iterator[Selling]:
     """A second live server, this one with Stripe settings (its API: the stand-in)."""
     with fake_stripe() as stripe_api:
         settings = job_settings(
             database_url,
-            tmp_path_factory.mktemp("web-billing"),
+            data_dir,
             stripe_secret_key=SECRET_KEY,
             stripe_webhook_secret=WEBHOOK_SECRET,
             stripe_api_base=stripe_api.url,
+            **overrides,
         )
         resources = wire(build_resources(settings))
         try:
@@ -63,6 +67,26 @@ def selling(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
                 yield Selling(base_url, stripe_api)
         finally:
             resources.close()
+
+
+@pytest.fixture(scope="module")
+def selling(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Selling]:
+    with _selling(database_url, tmp_path_factory.mktemp("web-billing")) as server:
+        yield server
+
+
+YEN_PACKS = [
+    CreditPack(id="yen", credits=100, price_cents=1200, currency="jpy"),
+    CreditPack(id="won", credits=500, price_cents=15000, currency="krw"),
+]
+
+
+@pytest.fixture(scope="module")
+def selling_yen(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Selling]:
+    """A server selling packs in zero-decimal currencies (yen and won)."""
+    data_dir = tmp_path_factory.mktemp("web-billing-yen")
+    with _selling(database_url, data_dir, credit_packs=YEN_PACKS) as server:
+        yield server
 
 
 def test_buy_credits_is_hidden_without_stripe(tab: Tab, live: Live) -> None:
@@ -130,3 +154,53 @@ def test_buy_credits_through_stripe_checkout(tab: Tab, selling: Selling) -> None
     expect(purchase).to_contain_text("+100")
     expect(page.locator("tr[data-kind=signup]")).to_contain_text("+10")
     tab.shot("history")
+
+
+def test_zero_decimal_currencies_are_shown_in_their_own_units(
+    tab: Tab, selling_yen: Selling
+) -> None:
+    """``price_cents`` is the currency's smallest unit as Stripe counts it: for yen and won
+    that is the yen and the won, so 1200 is ¥1,200 (not ¥12) and no decimals are shown."""
+    tab.base_url = selling_yen.base_url
+    page = tab.page
+    sign_up(tab)
+    formatted = page.evaluate(
+        """async () => {
+            const { money } = await import("/app/assets/ui.js");
+            const cases = [[1200, "jpy"], [12, "jpy", 3], [15000, "krw"], [900, "usd"],
+                           [9, "usd", 3], [5120, "kwd"], [10000, "isk"], [2400, "eur"]];
+            return cases.map(([amount, code, d]) => money(amount, code, d));
+        }"""
+    )
+    expected = page.evaluate(
+        """() => {
+            const f = (code, n, d) => new Intl.NumberFormat(undefined,
+                { style: "currency", currency: code, ...(d === undefined ? {} :
+                  { maximumFractionDigits: d }) }).format(n);
+            return [f("JPY", 1200), f("JPY", 12, 3), f("KRW", 15000), f("USD", 9),
+                    f("USD", 0.09, 3), f("KWD", 5.12), f("ISK", 100), f("EUR", 24)];
+        }"""
+    )
+    assert formatted == expected
+    assert re.fullmatch(r"\D*1\D?200\D*", expected[0]), expected  # ¥1,200: no decimals
+    assert re.fullmatch(r"\D*5[.,]120\D*", expected[5]), expected  # three decimals
+
+    packs = page.locator(".pack")
+    expect(packs).to_have_count(2)
+    expect(packs.nth(0)).to_contain_text(f"{expected[0]} · {expected[1]} each")
+    expect(packs.nth(1)).to_contain_text(re.compile(r"15\D?000 · \D*30 each"))
+    page.get_by_role("link", name="Buy credits", exact=True).click()
+    expect(page.locator(".buy-pack")).to_have_count(2)
+    expect(page.locator(".buy-pack .pack-price").nth(0)).to_have_text(expected[0])
+    check_accessible(page)
+    tab.shot("yen-packs")
+
+    def stripe_page(route: Route) -> None:
+        route.fulfill(status=200, content_type="text/html", body="<h1>Stripe Checkout</h1>")
+
+    page.route(f"{STRIPE_PAGE}**", stripe_page)
+    page.get_by_role("button", name="Buy 100 credits").click()
+    page.wait_for_url(f"{STRIPE_PAGE}c/pay/cs_test_*")
+    form = selling_yen.stripe.calls[-1].form
+    assert form["line_items[0][price_data][unit_amount]"] == "1200"
+    assert form["line_items[0][price_data][currency]"] == "jpy"

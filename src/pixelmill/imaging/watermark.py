@@ -1,4 +1,10 @@
-"""The visible "TEST" watermark on every image delivered to a test key (docs/accounts.md).
+"""The visible "TEST" watermark on every image and every video frame delivered to a test key
+(docs/accounts.md). What gets it is decided in one place for jobs,
+``jobs/runner.py::mark_test_output`` (images, and each frame of an MP4 re-encoded with
+``engines/video/encode.py::redraw_mp4``), and for synchronous results in
+``operations/results.py`` (images only: no synchronous call delivers a video to an API key).
+``imaging`` cannot import ``engines`` (``engines -> providers -> imaging`` would close a cycle),
+so the video step lives with the runner.
 
 A classical overlay, drawn with OpenCV: the word repeated in staggered rows across the whole
 image (so no crop of a useful size escapes it), white letters with a dark outline (readable on

@@ -1,8 +1,8 @@
 """Runs a claimed job, one output at a time: the job's kind plans the outputs (images through
 the registry's engine, or files such as a video), each planned output is rendered outside any
-transaction (an image of a test job watermarked "TEST", ``imaging/watermark.py``), stored, and
-then recorded (progress, result, its captured price, whatever else the kind records) in a short
-transaction of its own. A run resumes where a previous run of the same
+transaction (an image or video of a test job watermarked "TEST", ``imaging/watermark.py``),
+stored, and then recorded (progress, result, its captured price, whatever else the kind
+records) in a short transaction of its own. A run resumes where a previous run of the same
 job stopped: a plan depends only on the job's parameters and seed, so a resumed job delivers
 the same set, each output charged once.
 
@@ -31,8 +31,8 @@ from pixelmill.engines.base import (
     OutputFile,
     OutputImage,
     Planned,
-    PlannedFile,
 )
+from pixelmill.engines.video.encode import EncodeError, redraw_mp4
 from pixelmill.imaging import (
     ImageInputError,
     content_type,
@@ -51,6 +51,25 @@ log = logging.getLogger("pixelmill.jobs")
 
 RESULT_QUALITY = 90
 PREPARE_ERRORS = (EngineError, ImageInputError, FileNotFoundError, ValueError)
+
+
+def mark_test_output(output: OutputImage | OutputFile) -> OutputImage | OutputFile:
+    """``output`` as a test job delivers it: an image's pixels and every frame of an MP4 carry
+    the "TEST" watermark (``imaging/watermark.py``; the MP4 encoded again as the video engine
+    encodes, its audio copied); a file without pictures (a JSON document) is returned as it
+    is. Raises ``ValueError`` for a picture file it cannot mark: that output fails (a test job
+    costs nothing) rather than being delivered unmarked."""
+    if isinstance(output, OutputImage):
+        return replace(output, pixels=add_test_watermark(output.pixels))
+    kind = output.content_type.split(";", 1)[0].strip().lower()
+    if kind == "video/mp4":
+        try:
+            return replace(output, content=redraw_mp4(output.content, add_test_watermark))
+        except EncodeError as exc:
+            raise ValueError(f"the video could not be watermarked: {exc}") from exc
+    if kind.startswith(("image/", "video/")):
+        raise ValueError(f"a test key's {kind} output cannot be watermarked")
+    return output
 
 
 @dataclass(frozen=True)
@@ -143,16 +162,16 @@ class JobRunner:
 
     def _render(self, kind: JobKind, item: Planned, claim: Claim) -> Rendered:
         started = time.perf_counter()
-        if isinstance(item, PlannedFile):
-            file = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
-            self._observe(kind, claim, started)
-            key = f"results/{uuid.uuid4().hex}.{file.extension}"
-            self.results.put(key, file.content, file.content_type)
-            return Rendered(item.position, item.label, file, key, file.content, item.price)
-        output = traced(f"render {claim.kind}", run_operation, claim.kind, item.render)
+        output: OutputImage | OutputFile = traced(
+            f"render {claim.kind}", run_operation, claim.kind, item.render
+        )
         self._observe(kind, claim, started)
-        if claim.test:  # what the kind records of it (e.g. a saved avatar) is watermarked too
-            output = replace(output, pixels=add_test_watermark(output.pixels))
+        if claim.test:  # every output, and what the kind records of it (a saved avatar)
+            output = mark_test_output(output)
+        if isinstance(output, OutputFile):
+            key = f"results/{uuid.uuid4().hex}.{output.extension}"
+            self.results.put(key, output.content, output.content_type)
+            return Rendered(item.position, item.label, output, key, output.content, item.price)
         fmt = kind.result_format
         data = encode_image(output.pixels, fmt, RESULT_QUALITY)
         key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"

@@ -96,12 +96,29 @@ export function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** A price in the currency's smallest unit (cents), as the reader's locale writes it; up to
- * ``digits`` decimals when given (a price per credit). */
-export function money(cents, currency, digits) {
+// How many decimals Stripe's amounts have (https://docs.stripe.com/currencies): none for its
+// zero-decimal currencies (a JPY price_cents of 1200 is ¥1,200), three for its three-decimal
+// ones, two for every other currency (ISK, HUF and TWD included: Stripe keeps them in
+// hundredths even where the currency itself is written without decimals).
+const ZERO_DECIMAL = new Set(
+  "BIF CLP DJF GNF JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF".split(" "),
+);
+const THREE_DECIMAL = new Set("BHD JOD KWD OMR TND".split(" "));
+
+/** How many of a price's smallest units (``price_cents``) make one unit of ``currency``. */
+export function minorUnits(currency) {
+  const code = currency.toUpperCase();
+  if (ZERO_DECIMAL.has(code)) return 1;
+  return THREE_DECIMAL.has(code) ? 1000 : 100;
+}
+
+/** A price in the currency's smallest unit (Stripe's ``unit_amount``: cents, or yen for JPY),
+ * as the reader's locale writes it, with the currency's own decimals (none for JPY, KRW, ...);
+ * up to ``digits`` decimals when given (a price per credit). */
+export function money(amount, currency, digits) {
   const style = { style: "currency", currency: currency.toUpperCase() };
   if (digits !== undefined) style.maximumFractionDigits = digits;
-  return new Intl.NumberFormat(undefined, style).format(cents / 100);
+  return new Intl.NumberFormat(undefined, style).format(amount / minorUnits(currency));
 }
 
 export function credits(n) {
