@@ -691,7 +691,7 @@ def whole_products() -> None:
     square = cv2.resize(coffee_square()[0], (1000, 1000), interpolation=cv2.INTER_CUBIC)
     speeds = {
         "coffee at 1 MP (nothing joins)": parts_speed(one_megapixel("coffee")),
-        "coffee centre square upscaled to 1 MP (at this size nothing joins)": parts_speed(
+        "coffee centre square upscaled to 1 MP (the saucer joins)": parts_speed(
             np.ascontiguousarray(square)
         ),
     }

@@ -97,6 +97,31 @@ def test_nothing_joins_in_a_picture_with_a_face() -> None:
     assert float((with_face[small] >= 0.5).mean()) <= 0.1
 
 
+@pytest.mark.parametrize("side", [400, 800, 1000])
+def test_the_saucer_joins_whatever_the_input_size(side: int) -> None:
+    # The same centre square resized: one segmentation joined the saucer at 512 px but not at
+    # 400 or 800 px (0.7 % of it opaque); the vote over segmentations joins it at every size.
+    image = np.asarray(data.coffee(), np.uint8)  # type: ignore[no-untyped-call]
+    saucer, cup = coffee_saucer()
+    crop = np.ascontiguousarray(
+        cv2.resize(image[:, 100:500], (side, side), interpolation=cv2.INTER_CUBIC), np.uint8
+    )
+    conf = coarse_mask(crop, guide_size(side, side))
+    size = conf.shape[::-1]
+    on = cv2.resize(saucer[:, 100:500].astype(np.uint8), size, interpolation=cv2.INTER_NEAREST)
+    product = cv2.resize(
+        (saucer | cup)[:, 100:500].astype(np.uint8), size, interpolation=cv2.INTER_NEAREST
+    )
+    before = conf >= 0.5
+    after = whole_subject(crop, conf, lambda: False) >= 0.5
+    assert float(before[on > 0].mean()) < 0.05
+    assert float(after[on > 0].mean()) >= 0.9
+    # ... and not the table: little joins farther than 6 % of the side from the cup and saucer.
+    r = round(0.06 * size[0])
+    near = cv2.dilate(product, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2)) > 0
+    assert float((after & ~before & ~near).mean()) <= 0.02
+
+
 def test_small_detached_fragments_are_dropped_and_a_second_shoe_is_not() -> None:
     conf = np.zeros((200, 300), np.float32)
     conf[40:160, 30:110] = 1.0  # one shoe

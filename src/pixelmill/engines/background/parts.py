@@ -8,7 +8,9 @@ real background (~1e-5 on the table), so the model's *own* low-confidence map, r
 scale, still shows the part. Here that signal is read region by region:
 
 - the image is split (at ``SIDE`` px, Felzenszwalb's graph segmentation) into regions of
-  coherent colour bounded by its edges;
+  coherent colour bounded by its edges, several times (``SEGMENTATIONS``): one segmentation
+  merges its regions otherwise when the same photo comes at another size, and a part joined
+  at one size was not at the next; a pixel joins when ``VOTE`` of them join it;
 - a region that touches the subject (or a region already joined) joins it when at least
   ``HOT`` of its pixels farther than ``HALO`` from the subject (the model's smooth fall-off
   around any object is not evidence) have a confidence at least ``RELATIVE`` times the
@@ -55,8 +57,13 @@ from pixelmill.engines.runtime.segmentation import Mask
 
 SIDE = 128
 """Long side (pixels) of the copy the regions are found on."""
-SCALE = 150.0
-"""Felzenszwalb's scale (larger: larger regions)."""
+SEGMENTATIONS = tuple((sigma, scale) for sigma in (0.6, 0.7) for scale in (120.0, 150.0, 180.0))
+"""Felzenszwalb's (smoothing sigma, scale) for each segmentation the parts are found on. One
+segmentation is fragile: the same photo at another size (resampled, so its 128 px copy differs
+by a grey level here and there) merges its regions otherwise, and a part joins at one size and
+not at the next (coffee's centre square at 400-1000 px, issue 44)."""
+VOTE = 0.5
+"""A pixel joins when at least this share of the segmentations join it."""
 MIN_REGION = 20
 """Smallest region (pixels at ``SIDE``)."""
 RELATIVE = 20.0
@@ -220,19 +227,12 @@ def _placed(
     return kept if kept.any() else None
 
 
-def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_] | None:
-    """The parts joined to the subject, as a mask at ``SIDE`` scale (``None`` when none is)."""
-    small, conf = _small(image, confidence)
-    subject = conf >= SUBJECT
+def _segment_parts(
+    small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_], seg: npt.NDArray[np.int32]
+) -> npt.NDArray[np.bool_] | None:
+    """The parts joined to ``subject`` on one segmentation ``seg`` of ``small`` (``None`` when
+    none is)."""
     outside = conf[~subject]
-    if not subject.any() or outside.size == 0:
-        return None
-    rim = np.concatenate([subject[0], subject[-1], subject[:, 0], subject[:, -1]])
-    if float(rim.mean()) > MAX_SUBJECT_BORDER:
-        # A subject cut by the frame along a whole side (a portrait's shoulders) is no product
-        # with parts around it: what touches it there is the scene.
-        return None
-    seg = np.asarray(felzenszwalb(small, scale=SCALE, sigma=0.6, min_size=MIN_REGION), np.int32)
     n = int(seg.max()) + 1
     flat = seg.ravel()
     area = np.bincount(flat, minlength=n).astype(np.float64)
@@ -285,7 +285,14 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
     parts = _placed(joined[seg], subject, chroma)
     if parts is None:
         return None
-    _h, _w = seg.shape
+    return _whole(parts, subject)
+
+
+def _whole(
+    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_] | None:
+    """What ``parts`` add to ``subject``, their enclosed gaps filled (``None`` when that would
+    cover most of the frame or run along most of its border)."""
     edge = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
     radius = max(1, round(CLOSE * SIDE))
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
@@ -297,6 +304,30 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         return None
     added: npt.NDArray[np.bool_] = whole & ~subject
     return added
+
+
+def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_] | None:
+    """The parts joined to the subject, as a mask at ``SIDE`` scale (``None`` when none is):
+    the pixels that at least ``VOTE`` of the segmentations (``SEGMENTATIONS``) join."""
+    small, conf = _small(image, confidence)
+    subject = conf >= SUBJECT
+    if not subject.any() or subject.all():
+        return None
+    rim = np.concatenate([subject[0], subject[-1], subject[:, 0], subject[:, -1]])
+    if float(rim.mean()) > MAX_SUBJECT_BORDER:
+        # A subject cut by the frame along a whole side (a portrait's shoulders) is no product
+        # with parts around it: what touches it there is the scene.
+        return None
+    votes = np.zeros(subject.shape, np.int32)
+    for sigma, scale in SEGMENTATIONS:
+        seg = np.asarray(
+            felzenszwalb(small, scale=scale, sigma=sigma, min_size=MIN_REGION), np.int32
+        )
+        added = _segment_parts(small, conf, subject, seg)
+        if added is not None:
+            votes += added
+    agreed = votes >= VOTE * len(SEGMENTATIONS)
+    return agreed if agreed.any() else None
 
 
 def drop_fragments(confidence: Mask) -> Mask:
