@@ -30,6 +30,23 @@ from tests.support.settings import job_settings, make_settings
 pytest_plugins = ["tests.support.s3", "tests.support.replay"]
 
 TESTS = Path(__file__).parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to test another checkout's code: a virtual environment shared between git
+    worktrees imports ``pixelmill`` from the checkout it was installed from, so tests run in a
+    second worktree would silently test the first one's ``src`` (set ``PYTHONPATH=src``)."""
+    import pixelmill
+
+    here = (TESTS.parent / "src").resolve()
+    imported = Path(pixelmill.__file__).resolve()
+    if not imported.is_relative_to(here):
+        raise pytest.UsageError(
+            f"these tests are in {TESTS.parent} but pixelmill is imported from {imported.parent};"
+            " run them with PYTHONPATH=src"
+        )
+
+
 JOB_SUITES = frozenset(
     {
         "accounts",
