@@ -22,11 +22,12 @@ photo and are inpainted instead.
 
 Opaque strokes are taken from the network's own opacity head (``alpha``): connected regions of
 it above ``Settings.net_fill`` are inpainted if they have a confident core (``Settings.core``),
-with a 1-px ring of their anti-aliased edge (``Settings.halo``); where the image's fit finds an
-opaque overlay that explains the coverage, the covered letters grouped with those strokes are
-filled too (``Settings.sibling_explained``). A filled region whose opacity the head and a fit
-against its own fill agree is well under 1 is unmixed with that fit instead
-(``Settings.semi_opacity``).
+with a 1-px ring of their anti-aliased edge (``Settings.halo``), unless they are near-white
+solid blobs that fade into the photo around them (a specular highlight, ``Settings.glow``);
+where the image's fit finds an opaque overlay that explains the coverage, the covered letters
+grouped with those strokes are filled too (``Settings.sibling_explained``). A filled region
+whose opacity the head and a fit against its own fill agree is well under 1 is unmixed with
+that fit instead (``Settings.semi_opacity``).
 
 numpy + OpenCV only (the training code under ``training/overlay/`` imports this module too).
 """
@@ -120,6 +121,25 @@ class Settings:
     many times longer than wide, at most ``bar_width`` px wide, at least half filled) is not
     filled: window frames, poles and wires, not glyphs (0: off)."""
     bar_width: float = 8.0
+    glow: float = 0.08
+    """An opaque region whose surroundings fall off towards it is not filled (0: off): where the
+    region is near white (median lightness at least ``glow_level``, 0..1: a clipped highlight),
+    its lightness is above the photo's ``glow_far`` px away by at least ``glow_contrast``, and
+    the median lightness 2, 3 and 4 px outside it steps monotonically from the region's level
+    to that far one, on average at least this share of the way (an overlay's
+    edge is a step: 1-2 px of anti-aliasing, then the photo, whatever it is; a specular
+    highlight or a lamp fades into its photo: the astronaut's helmet reflection, 0.10) - if the
+    region is also a solid blob, not glyphs: at least ``glow_solidity`` of its convex hull
+    and ``2 glow_radius`` px thick somewhere. Captions the opacity head fills lean as much
+    (0.05-0.41 on held-out draws 7, 8, 9, 13 and scikit-image 7: their outlines, and the
+    head's mask narrower than the letters), but as strokes (solidity 0.47-0.79, thickness up to
+    12 px) or whole outlined lines (solidity 0.65). A light-grey badge logo (held-out draw 12,
+    solidity 0.98, lightness 0.86) leans 0.07 from the grass's texture: kept filled."""
+    glow_level: float = 0.95
+    glow_contrast: float = 0.25
+    glow_far: int = 8
+    glow_solidity: float = 0.85
+    glow_radius: float = 6.5
     semi_opacity: float = 0.7
     """A filled region (the filled pixels grouped as for the fits, ``group``) is unmixed instead
     where the opacity head's median over it and the opacity fitted for it against its own fill
@@ -440,6 +460,66 @@ def without_bars(regions: Mask, aspect: float, width: float) -> Mask:
     return np.asarray(out > 0, dtype=np.bool_)
 
 
+def glow_share(obs8: U8, region: Mask, st: Settings, others: Mask | None = None) -> float:
+    """How far, as a share of the region's contrast with the photo ``st.glow_far`` px away, the
+    photo 2-4 px outside ``region`` (one connected region) leans towards the region's lightness;
+    0 unless the region is near white (``st.glow_level``), brighter than that photo by
+    ``st.glow_contrast`` and the lean falls off monotonically (see ``Settings.glow``). Pixels
+    of ``others`` (the other opaque regions and their anti-aliased edges) are not counted as
+    photo."""
+    ys, xs = np.nonzero(region)
+    h, w = region.shape
+    m = st.glow_far + 3
+    y0, y1 = max(0, ys.min() - m), min(h, ys.max() + m + 1)
+    x0, x1 = max(0, xs.min() - m), min(w, xs.max() + m + 1)
+    light = obs8[y0:y1, x0:x1].astype(np.float32).mean(axis=2) * np.float32(1.0 / 255.0)
+    dist = cv2.distanceTransform((~region[y0:y1, x0:x1]).astype(np.uint8), cv2.DIST_L2, 3)
+    photo = ~others[y0:y1, x0:x1] if others is not None else np.ones_like(dist, dtype=bool)
+    rings = [(dist > r - 0.5) & (dist <= r + 0.5) & photo for r in (2, 3, 4)]
+    far = (dist > st.glow_far - 2.5) & (dist <= st.glow_far + 2.5) & photo
+    if not far.any() or not all(r.any() for r in rings):
+        return 0.0
+    inside = float(np.median(light[region[y0:y1, x0:x1]]))
+    if inside < st.glow_level:
+        return 0.0
+    level = float(np.median(light[far]))
+    contrast = inside - level
+    if contrast < st.glow_contrast:
+        return 0.0
+    lean = [(float(np.median(light[r])) - level) / contrast for r in rings]
+    if not 1.0 > lean[0] > lean[1] > lean[2] > 0.0:
+        return 0.0
+    return float(np.mean(lean))
+
+
+def solid_blob(part: Mask, solidity: float, radius: float) -> bool:
+    """Whether ``part`` (one connected region) covers at least ``solidity`` of its convex hull
+    (the hull's area plus half its perimeter: pixels, not a polygon's inside) and is ``2 radius``
+    px thick somewhere."""
+    m = part.astype(np.uint8)
+    if float(cv2.distanceTransform(m, cv2.DIST_L2, 3).max()) < radius:
+        return False
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(np.concatenate(contours))
+    area = float(cv2.contourArea(hull)) + 0.5 * float(cv2.arcLength(hull, True)) + 1.0
+    return float(part.sum()) >= solidity * area
+
+
+def without_glows(obs8: U8, regions: Mask, st: Settings) -> Mask:
+    """``regions`` less its connected parts that are solid blobs whose surroundings fall off
+    towards them (see ``Settings.glow``): the photo's highlights, not overlays."""
+    n, labels = cv2.connectedComponents(regions.astype(np.uint8), connectivity=8)
+    out = regions.copy()
+    for i in range(1, n):
+        part = labels == i
+        if not solid_blob(part, st.glow_solidity, st.glow_radius):
+            continue
+        rest = cv2.dilate((regions & ~part).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        if glow_share(obs8, part, st, rest) >= st.glow:
+            out &= ~part
+    return np.asarray(out, dtype=np.bool_)
+
+
 Inpaint = Callable[[U8, Mask, int], U8]
 """Fills the pixels of a mask in an RGB uint8 image (given the Telea radius): ``inpaint.py``."""
 
@@ -487,6 +567,8 @@ def restore(
             opaque = cored(opaque, alpha >= st.core, st.core_pixels)
         if st.bar_aspect > 0 and opaque.any():
             opaque = without_bars(opaque, st.bar_aspect, st.bar_width)
+        if st.glow > 0 and opaque.any():
+            opaque = without_glows(obs8, opaque, st)
     lat = find_lattice(k, st) if st.lattice else None
     raw = k
     if lat is not None:
