@@ -46,6 +46,7 @@ The result is a new coarse confidence (the joined parts set to 1, the fragments 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -227,32 +228,50 @@ def _placed(
     return kept if kept.any() else None
 
 
-def _segment_parts(
-    small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_], seg: npt.NDArray[np.int32]
-) -> npt.NDArray[np.bool_] | None:
-    """The parts joined to ``subject`` on one segmentation ``seg`` of ``small`` (``None`` when
-    none is)."""
-    outside = conf[~subject]
+class _Pixels(NamedTuple):
+    """What the segmentations share, per pixel of the ``SIDE`` copy: found once per image."""
+
+    subject: npt.NDArray[np.bool_]
+    far: npt.NDArray[np.float64]  # farther than the halo from the subject
+    hot: npt.NDArray[np.float64]  # far, and at the joining level
+    warm: npt.NDArray[np.float64]  # at WARM times the background's level
+    lab: npt.NDArray[np.float64]  # CIELAB, one row per pixel
+    frame: npt.NDArray[np.float64]  # on the frame's edge
+
+
+def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _Pixels:
+    background = float(np.percentile(conf[~subject], 25))
+    level = max(FLOOR, RELATIVE * background)
+    gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
+    far = (gap > HALO * SIDE).ravel().astype(np.float64)
+    values = conf.ravel()
+    return _Pixels(
+        subject=subject,
+        far=far,
+        hot=far * (values >= level),
+        warm=(values >= WARM * background).astype(np.float64),
+        lab=cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64),
+        frame=_frame(subject.shape).ravel().astype(np.float64),
+    )
+
+
+def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_] | None:
+    """The parts joined to the subject on one segmentation ``seg`` (``None`` when none is)."""
+    subject = px.subject
     n = int(seg.max()) + 1
     flat = seg.ravel()
     area = np.bincount(flat, minlength=n).astype(np.float64)
     inside = np.bincount(flat, weights=subject.ravel().astype(np.float64), minlength=n) / area
-    level = max(FLOOR, RELATIVE * float(np.percentile(outside, 25)))
-    gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
-    far = (gap > HALO * SIDE).ravel().astype(np.float64)
-    counted = np.bincount(flat, weights=far, minlength=n)
-    hot_pixels = np.bincount(flat, weights=far * (conf.ravel() >= level), minlength=n)
+    counted = np.bincount(flat, weights=px.far, minlength=n)
+    hot_pixels = np.bincount(flat, weights=px.hot, minlength=n)
     hot = (hot_pixels >= HOT * counted) & (counted >= 0.5 * area)
     contact = _contacts(seg, n) >= 2
-    background = float(np.percentile(outside, 25))
-    warm_pixels = np.bincount(flat, weights=(conf.ravel() >= WARM * background), minlength=n)
-    warm = warm_pixels >= 0.5 * area
-    lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64)
-    sums = [np.bincount(flat, weights=lab[:, i], minlength=n) for i in range(3)]
+    warm = np.bincount(flat, weights=px.warm, minlength=n) >= 0.5 * area
+    sums = [np.bincount(flat, weights=px.lab[:, i], minlength=n) for i in range(3)]
     mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
     # Shade changes a surface's lightness more than its chroma.
     mean[:, 0] *= LIGHTNESS
-    framed = np.bincount(flat, weights=_frame(seg.shape).ravel(), minlength=n) > 0
+    framed = np.bincount(flat, weights=px.frame, minlength=n) > 0
     member = inside >= 0.5
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
@@ -281,7 +300,7 @@ def _segment_parts(
         joined |= grow
     if not joined.any():
         return None
-    chroma = lab.reshape(*seg.shape, 3)[..., 1:]
+    chroma = px.lab.reshape(*seg.shape, 3)[..., 1:]
     parts = _placed(joined[seg], subject, chroma)
     if parts is None:
         return None
@@ -318,12 +337,13 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         # A subject cut by the frame along a whole side (a portrait's shoulders) is no product
         # with parts around it: what touches it there is the scene.
         return None
+    px = _pixels(small, conf, subject)
     votes = np.zeros(subject.shape, np.int32)
     for sigma, scale in SEGMENTATIONS:
         seg = np.asarray(
             felzenszwalb(small, scale=scale, sigma=sigma, min_size=MIN_REGION), np.int32
         )
-        added = _segment_parts(small, conf, subject, seg)
+        added = _segment_parts(px, seg)
         if added is not None:
             votes += added
     agreed = votes >= VOTE * len(SEGMENTATIONS)
