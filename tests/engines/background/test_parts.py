@@ -27,6 +27,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 from skimage import data
+from skimage.segmentation import felzenszwalb
 
 from pixelmill.engines.background.options import SubjectType
 from pixelmill.engines.background.parts import drop_fragments, whole_subject
@@ -131,3 +132,30 @@ def test_small_detached_fragments_are_dropped_and_a_second_shoe_is_not() -> None
     assert out[10:14, 280:284].max() == 0.0
     assert np.array_equal(out[40:160, 30:110], conf[40:160, 30:110])
     assert np.array_equal(out[40:160, 180:255], conf[40:160, 180:255])
+
+
+def test_segmentations_stop_once_no_pixel_can_reach_the_vote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # coffee at full frame joins nothing on any segmentation: after four of the six, no pixel
+    # can reach half the votes, so the last two are not run (the answer is the same: None).
+    import pixelmill.engines.background.parts as parts_module
+
+    calls: list[float] = []
+    real = felzenszwalb
+
+    def counted(image: npt.NDArray[np.uint8], **kw: float) -> npt.NDArray[np.int64]:
+        calls.append(kw["scale"])
+        return np.asarray(real(image, **kw), np.int64)
+
+    monkeypatch.setattr(parts_module, "felzenszwalb", counted)
+    image = np.ascontiguousarray(data.coffee())  # type: ignore[no-untyped-call]
+    conf = coarse_mask(image, guide_size(*image.shape[:2]))
+    assert parts_module.attached_parts(image, conf) is None
+    assert len(calls) == 4
+    # Where a part joins (the centre square), all six vote.
+    calls.clear()
+    square, _saucer = coffee_square()
+    joined = parts_module.attached_parts(square, coarse_mask(square, guide_size(512, 512)))
+    assert joined is not None and joined.any()
+    assert len(calls) == len(parts_module.SEGMENTATIONS)

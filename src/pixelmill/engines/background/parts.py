@@ -338,15 +338,23 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         # with parts around it: what touches it there is the scene.
         return None
     px = _pixels(small, conf, subject)
+    if not px.hot.any():
+        # Regions join first on hot pixels (the colour rules only continue a joined part).
+        return None
+    needed = VOTE * len(SEGMENTATIONS)
     votes = np.zeros(subject.shape, np.int32)
-    for sigma, scale in SEGMENTATIONS:
+    for done, (sigma, scale) in enumerate(SEGMENTATIONS, 1):
         seg = np.asarray(
             felzenszwalb(small, scale=scale, sigma=sigma, min_size=MIN_REGION), np.int32
         )
         added = _segment_parts(px, seg)
         if added is not None:
             votes += added
-    agreed = votes >= VOTE * len(SEGMENTATIONS)
+        if int(votes.max()) + len(SEGMENTATIONS) - done < needed:
+            # No pixel can reach the vote any more (most photos: nothing joins on the first
+            # four segmentations): the rest are not run.
+            return None
+    agreed = votes >= needed
     return agreed if agreed.any() else None
 
 
