@@ -45,6 +45,15 @@ def test_openapi_shape_is_unchanged(client: TestClient) -> None:
     assert now == before
 
 
+
+def test_component_names_are_public_names(client: TestClient) -> None:
+    # Two models of one class name in different modules get FastAPI's module-path names
+    # (``pixelmill__marketing__schemas__ProductOut``): they leak the code's layout into generated
+    # SDKs and change whenever a module moves. Each schema has a name of its own.
+    names = client.get("/.well-known/openapi.json").json()["components"]["schemas"]
+    assert [name for name in names if "__" in name or name.startswith("pixelmill")] == []
+
+
 if __name__ == "__main__":  # pragma: no cover - the baseline's writer
     import tempfile
 

@@ -218,7 +218,9 @@ class AdPackCreated(BaseModel):
     test: TestFlag = False
 
 
-class ProductOut(BaseModel):
+class ScrapedProduct(BaseModel):
+    """A product's facts as read from its page (JSON-LD, OpenGraph or the HTML)."""
+
     name: str
     description: str
     brand: str
@@ -250,7 +252,7 @@ class AdPackStatus(Schema):
     job_id: int
     status: str
     url: str
-    product: ProductOut | None
+    product: ScrapedProduct | None
     product_images: list[str]
     ugc_video_url: str | None
     static_ads: list[StaticAd]

@@ -268,7 +268,7 @@ class EnrichmentJobList(BaseModel):
     limit: int
 
 
-class Deleted(BaseModel):
+class JobDeleted(BaseModel):
     job_id: int
     deleted: bool
     files_deleted: int

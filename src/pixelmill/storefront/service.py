@@ -43,10 +43,10 @@ from pixelmill.storefront.enrichment import (
 )
 from pixelmill.storefront.schemas import (
     ActivityCreate,
-    Deleted,
     EnrichmentJobCreate,
     EnrichmentJobDetail,
     EnrichmentJobOut,
+    JobDeleted,
     ProductErrorOut,
     ProductImageOut,
     ProductResultOut,
@@ -554,7 +554,7 @@ def delete_enrichment_job(
     results: ObjectStorage,
     user_id: int,
     number: int,
-) -> Deleted:
+) -> JobDeleted:
     """The job, its results and its stored files go. A job still running is cancelled first
     (failed, the activity logged, the unused credits released: what it delivered stays
     charged); the running worker loses its claim at its next write."""
@@ -577,4 +577,6 @@ def delete_enrichment_job(
     session.flush()
     for key in files:
         run_after_commit(session, partial(results.delete, key))
-    return Deleted(job_id=number, deleted=True, files_deleted=len(files), credits_released=released)
+    return JobDeleted(
+        job_id=number, deleted=True, files_deleted=len(files), credits_released=released
+    )

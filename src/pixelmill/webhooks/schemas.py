@@ -26,7 +26,7 @@ class WebhookOut(Schema):
     secret: str | None = Field(None, description="shown only in the create response")
 
 
-class Deleted(BaseModel):
+class WebhookDeleted(BaseModel):
     id: int
     deleted: bool = True
 

@@ -21,11 +21,11 @@ from pixelmill.storefront.schemas import (
     ActivityList,
     ActivitySummary,
     ActivityType,
-    Deleted,
     EnrichmentJobCreate,
     EnrichmentJobCreated,
     EnrichmentJobDetail,
     EnrichmentJobList,
+    JobDeleted,
     Status,
     normalise_shop_domain,
 )
@@ -184,10 +184,10 @@ def update_enrichment_job(
     return storefront.job_detail(session, resources.signer, row, base_url)
 
 
-@router.delete("/enrichment-jobs/{job_id}", response_model=Deleted)
+@router.delete("/enrichment-jobs/{job_id}", response_model=JobDeleted)
 def delete_enrichment_job(
     job_id: JobNumber, user: ApiKeyUser, session: DbSession, resources: Res
-) -> Deleted:
+) -> JobDeleted:
     """Delete the job, its results and its stored files (a running job is cancelled first and
     its unused credits released)."""
     return storefront.delete_enrichment_job(

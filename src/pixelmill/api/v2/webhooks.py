@@ -17,11 +17,11 @@ from pixelmill.db.models import WebhookAttempt, WebhookDelivery
 from pixelmill.webhooks import log, registry
 from pixelmill.webhooks.schemas import (
     AttemptOut,
-    Deleted,
     DeliveryList,
     DeliveryOut,
     SigningSecret,
     WebhookCreate,
+    WebhookDeleted,
     WebhookOut,
 )
 
@@ -52,11 +52,11 @@ def list_webhooks(user: ApiKeyUser, session: ReadSession) -> list[WebhookOut]:
     return [WebhookOut.model_validate(e).model_copy(update={"secret": None}) for e in endpoints]
 
 
-@router.delete("/webhooks/{webhook_id}", response_model=Deleted)
-def delete_webhook(webhook_id: WebhookId, user: ApiKeyUser, session: DbSession) -> Deleted:
+@router.delete("/webhooks/{webhook_id}", response_model=WebhookDeleted)
+def delete_webhook(webhook_id: WebhookId, user: ApiKeyUser, session: DbSession) -> WebhookDeleted:
     """Remove a webhook (404 for an id that is not the account's)."""
     registry.delete_endpoint(session, user.id, webhook_id)
-    return Deleted(id=webhook_id)
+    return WebhookDeleted(id=webhook_id)
 
 
 def _delivery_out(delivery: WebhookDelivery, attempts: list[WebhookAttempt]) -> DeliveryOut:
