@@ -11,7 +11,9 @@ scale, still shows the part. Here that signal is read region by region:
   coherent colour bounded by its edges, several times (``SEGMENTATIONS``): one segmentation
   merges its regions otherwise when the same photo comes at another size, and a part joined
   at one size was not at the next; a pixel joins when ``VOTE`` of them join it;
-- a region that touches the subject (or a region already joined) joins it when at least
+- a region that touches the subject (or a region already joined; or lies along the subject
+  within ``NEAR``, at least ``NEAR_RUN`` of its pixels, with only a sliver of another region
+  between them, the subject's blended edge) joins it when at least
   ``HOT`` of its pixels farther than ``HALO`` from the subject (the model's smooth fall-off
   around any object is not evidence) have a confidence at least ``RELATIVE`` times the
   background's level (the 25th percentile of the confidence outside the subject) and at least
@@ -119,6 +121,12 @@ background's."""
 MAX_RUN = 0.15
 """A piece that wraps the subject runs along at most this share of the frame's edge beyond the
 subject's own contact."""
+NEAR = 2.0
+"""A region with pixels this near the subject (pixels at ``SIDE``) touches it even when a sliver
+of another region (the subject's blended edge) lies between them."""
+NEAR_RUN = 8
+"""... when at least this many of its pixels are that near (it lies along the subject, not
+beside it at a point)."""
 SUBJECT = 0.5
 """The confidence that makes a pixel part of the subject (as :data:`.trimap.HIGH`)."""
 
@@ -237,6 +245,7 @@ class _Pixels(NamedTuple):
     warm: npt.NDArray[np.float64]  # at WARM times the background's level
     lab: npt.NDArray[np.float64]  # CIELAB, one row per pixel
     frame: npt.NDArray[np.float64]  # on the frame's edge
+    near: npt.NDArray[np.float64]  # within NEAR of the subject, outside it
 
 
 def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _Pixels:
@@ -252,6 +261,7 @@ def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _P
         warm=(values >= WARM * background).astype(np.float64),
         lab=cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64),
         frame=_frame(subject.shape).ravel().astype(np.float64),
+        near=((gap > 0) & (gap <= NEAR)).ravel().astype(np.float64),
     )
 
 
@@ -273,9 +283,10 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
     mean[:, 0] *= LIGHTNESS
     framed = np.bincount(flat, weights=px.frame, minlength=n) > 0
     member = inside >= 0.5
+    beside = np.bincount(flat, weights=px.near, minlength=n) >= NEAR_RUN
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
-        touching = contact[:, member].any(axis=1) & ~member
+        touching = (contact[:, member].any(axis=1) | beside) & ~member
         # A region touching a joined region of its colour, and above the background's
         # confidence, continues that part (its shadowed side).
         near = contact[:, joined]
