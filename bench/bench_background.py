@@ -9,7 +9,9 @@ real photos, and the cost; ``--ghost-sheet docs/cutout-ghosts.jpg`` for its cont
 ``--parts`` for the multi-part products of ``bench/multipart.py`` and coffee's saucer, before
 and after the parts step, and its cost; ``--parts-sheet docs/cutout-parts.jpg`` for its contact
 sheet; ``--parts-scenes [DIR]`` for what the step changes on the CBSD68 scene photos, with
-``--save FILE.npz`` / ``--against FILE.npz`` to compare two versions)
+``--save FILE.npz`` / ``--against FILE.npz`` to compare two versions; ``--parts-shadows`` for
+products with soft shadows on plain and gradient backdrops, where nothing but the product
+should join)
 """
 
 from __future__ import annotations
@@ -786,6 +788,35 @@ def parts_scenes(folder: Path) -> None:
         print(f"wrote {target}")
 
 
+def parts_shadows() -> None:
+    """The parts step on ``multipart.shadowed()`` (products with soft drop and contact shadows on
+    plain and gradient backdrops): with the step off and on, the share of the frame opaque
+    farther than 4 px from the product, of the shadow opaque, and of the parts kept."""
+    from multipart import shadowed
+
+    rows: list[dict[str, object]] = []
+    disc = np.ones((9, 9), np.uint8)
+    for item in shadowed():
+        product = np.logical_or.reduce(item.parts)
+        away = cv2.dilate(product.astype(np.uint8), disc) == 0
+        row: dict[str, object] = {"item": item.name}
+        for version, on in (("off", False), ("on", True)):
+            alpha = subject_matte(item.image, "auto", parts=on).alpha
+            row[f"{version}: beyond %"] = 100 * float((alpha > 0.5)[away].mean())
+            row[f"{version}: shadow %"] = 100 * float((alpha > 0.5)[item.shadow].mean())
+            row[f"{version}: kept"] = parts_scores(alpha, item.parts)["kept"]
+        rows.append(row)
+    changed = [
+        r for r in rows if any(r[f"off: {k}"] != r[f"on: {k}"] for k in ("beyond %", "kept"))
+    ]
+    print_table(changed, f"Shadowed products ({len(rows)}) the parts step changes")
+    for key in ("beyond %", "shadow %", "kept"):
+        means = [
+            float(np.mean([float(str(r[f"{v}: {key}"])) for r in rows])) for v in ("off", "on")
+        ]
+        print(f"mean {key}: off {means[0]:.4f}, on {means[1]:.4f}")
+
+
 def parts_sheet(path: str) -> None:
     """``docs/cutout-parts.jpg``: coffee (full frame and centre square) and four multi-part
     composites: the input, the cut-out without the parts step and with it, on a checkerboard."""
@@ -817,6 +848,9 @@ def parts_sheet(path: str) -> None:
 def main() -> None:
     if "--parts-sheet" in sys.argv:
         parts_sheet(sys.argv[sys.argv.index("--parts-sheet") + 1])
+        return
+    if "--parts-shadows" in sys.argv:
+        parts_shadows()
         return
     if "--parts-scenes" in sys.argv:
         folder = _option("--parts-scenes")

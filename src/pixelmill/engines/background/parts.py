@@ -140,7 +140,8 @@ SMOOTH = 2.0
 is smooth..."""
 PLAIN = 0.85
 """... and a backdrop with at least this share of smooth pixels (farther than ``HALO`` from the
-subject) is plain (a studio sweep, a gradient; none of the 68 CBSD68 scenes, at most 0.74): there
+subject) is plain (a studio sweep, a gradient; none of the 68 CBSD68 scenes, at most 0.73; the
+set's plain and gradient composites, shadowed or not, at least 0.86): there
 a part's lightness makes it distinct as much as its chroma (a black lid on a grey sweep), the
 floor is ``PLAIN_FLOOR``, and a region of the backdrop's chroma (its shadow) is not joined by
 colour alone."""
