@@ -8,7 +8,10 @@ Run: ``.venv/bin/python bench/bench_background.py`` (``--options`` for the outpu
 real photos, and the cost; ``--ghost-sheet docs/cutout-ghosts.jpg`` for its contact sheet;
 ``--parts`` for the multi-part products of ``bench/multipart.py`` and coffee's saucer, before
 and after the parts step, and its cost; ``--parts-sheet docs/cutout-parts.jpg`` for its contact
-sheet)
+sheet; ``--parts-scenes [DIR]`` for what the step changes on the CBSD68 scene photos, with
+``--save FILE.npz`` / ``--against FILE.npz`` to compare two versions; ``--parts-shadows`` for
+products with soft shadows on plain and gradient backdrops, where nothing but the product
+should join)
 """
 
 from __future__ import annotations
@@ -740,6 +743,80 @@ def whole_products() -> None:
     print_targets("issue #44 item 3, whole products", targets)
 
 
+def _option(flag: str) -> str | None:
+    return sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv else None
+
+
+def parts_scenes(folder: Path) -> None:
+    """The parts step on scene photos (CBSD68: animals, people, buildings; nothing there is a
+    product with parts to join): per photo, the share of pixels whose cut-out (alpha > 0.5)
+    the step changes, listed from 0.1 %. ``--save FILE.npz`` keeps the cut-outs and
+    ``--against FILE.npz`` compares them with ones kept before (another branch's)."""
+    print(f"load average (1/5/15 min): {os.getloadavg()}")
+    kept: dict[str, npt.NDArray[np.bool_]] = {}
+    saved = _option("--against")
+    before = np.load(saved) if saved else None
+    rows: list[dict[str, object]] = []
+    for path in sorted(folder.glob("*.png")):
+        image = np.ascontiguousarray(np.asarray(cv2.imread(str(path)), np.uint8)[..., ::-1])
+        on = subject_matte(image, "auto", parts=True).alpha > 0.5
+        off = subject_matte(image, "auto", parts=False).alpha > 0.5
+        kept[path.stem] = on
+        row: dict[str, object] = {
+            "photo": path.stem,
+            "step changes %": 100 * float((on != off).mean()),
+        }
+        if before is not None and path.stem in before.files:
+            other = before[path.stem]
+            row["vs saved %"] = 100 * float((on != other).mean())
+            row["gained %"] = 100 * float((on & ~other).mean())
+        rows.append(row)
+    for key in ("step changes %", "vs saved %"):
+        if not any(key in r for r in rows):
+            continue
+        values = [float(str(r[key])) for r in rows if key in r]
+        print(
+            f"{key}: {sum(v > 0.1 for v in values)} of {len(values)} photos change by > 0.1 %, "
+            f"{sum(v > 1 for v in values)} by > 1 %"
+        )
+        changed = [r for r in rows if float(str(r.get(key, 0.0))) > 0.1]
+        print_table(changed, f"CBSD68 cut-outs changing by > 0.1 % ({key})")
+    target = _option("--save")
+    if target:
+        arrays: dict[str, Any] = dict(kept)
+        np.savez_compressed(target, **arrays)
+        print(f"wrote {target}")
+
+
+def parts_shadows() -> None:
+    """The parts step on ``multipart.shadowed()`` (products with soft drop and contact shadows on
+    plain and gradient backdrops): with the step off and on, the share of the frame opaque
+    farther than 4 px from the product, of the shadow opaque, and of the parts kept."""
+    from multipart import shadowed
+
+    rows: list[dict[str, object]] = []
+    disc = np.ones((9, 9), np.uint8)
+    for item in shadowed():
+        product = np.logical_or.reduce(item.parts)
+        away = cv2.dilate(product.astype(np.uint8), disc) == 0
+        row: dict[str, object] = {"item": item.name}
+        for version, on in (("off", False), ("on", True)):
+            alpha = subject_matte(item.image, "auto", parts=on).alpha
+            row[f"{version}: beyond %"] = 100 * float((alpha > 0.5)[away].mean())
+            row[f"{version}: shadow %"] = 100 * float((alpha > 0.5)[item.shadow].mean())
+            row[f"{version}: kept"] = parts_scores(alpha, item.parts)["kept"]
+        rows.append(row)
+    changed = [
+        r for r in rows if any(r[f"off: {k}"] != r[f"on: {k}"] for k in ("beyond %", "kept"))
+    ]
+    print_table(changed, f"Shadowed products ({len(rows)}) the parts step changes")
+    for key in ("beyond %", "shadow %", "kept"):
+        means = [
+            float(np.mean([float(str(r[f"{v}: {key}"])) for r in rows])) for v in ("off", "on")
+        ]
+        print(f"mean {key}: off {means[0]:.4f}, on {means[1]:.4f}")
+
+
 def parts_sheet(path: str) -> None:
     """``docs/cutout-parts.jpg``: coffee (full frame and centre square) and four multi-part
     composites: the input, the cut-out without the parts step and with it, on a checkerboard."""
@@ -771,6 +848,13 @@ def parts_sheet(path: str) -> None:
 def main() -> None:
     if "--parts-sheet" in sys.argv:
         parts_sheet(sys.argv[sys.argv.index("--parts-sheet") + 1])
+        return
+    if "--parts-shadows" in sys.argv:
+        parts_shadows()
+        return
+    if "--parts-scenes" in sys.argv:
+        folder = _option("--parts-scenes")
+        parts_scenes(Path(folder) if folder and not folder.startswith("--") else SHARED_PHOTOS)
         return
     if "--parts" in sys.argv:
         whole_products()

@@ -6,7 +6,8 @@ runs off the frame's edge), and some carry a small detached distractor (a crumb,
 is not part of the product. Deterministic (a fixed seed), nothing downloaded.
 
 ``items()`` gives the 20 items; ``crops()`` adds crops of real photos (coffee's centre square)
-whose parts are drawn by hand (:func:`coffee_saucer`).
+whose parts are drawn by hand (:func:`coffee_saucer`); ``shadowed()`` gives 56 products with
+soft shadows on plain and gradient backdrops (a shadow is not a part).
 """
 
 from __future__ import annotations
@@ -201,6 +202,47 @@ def items() -> list[Item]:
     parts = _products(rng, 1.6, 0.0, 90.0)["cup+saucer"]
     image = _draw(parts, KINDS["cup+saucer"], textures, backs["table"])
     out.append(Item("cup+saucer (saucer off the frame, table)", image, parts))
+    return out
+
+
+@dataclass(frozen=True)
+class Shadowed:
+    name: str
+    image: Image
+    parts: list[Part]
+    shadow: Part
+    """Where the shadow darkens the backdrop by more than 10 %, outside the product."""
+
+
+def shadowed() -> list[Shadowed]:
+    """56 composites of the product kinds with a soft shadow on the plain and the gradient
+    backdrop, at two framings (0.8 and 1.2): a drop shadow (the product's outline shifted down
+    and right, blurred, darkening by up to 55 %) and a contact shadow (a flat blurred ellipse
+    under the product, up to 60 %). Nothing there but the product should be opaque."""
+    rng = np.random.default_rng(0)
+    textures, backs = _textures(), _backgrounds()
+    out: list[Shadowed] = []
+    for kind, skins in KINDS.items():
+        for back in ("plain", "gradient"):
+            for s, dy in ((0.8, 0.0), (1.2, 10.0)):
+                parts = _products(rng, s, 0.0, dy)[kind]
+                union = np.logical_or.reduce(parts)
+                for style in ("drop", "contact"):
+                    if style == "drop":
+                        cast = np.roll(np.roll(union, 18, 0), 14, 1).astype(np.float32)
+                        dark = np.asarray(cv2.GaussianBlur(cast, (0, 0), 6), np.float32) * 0.55
+                    else:
+                        ys, xs = np.nonzero(union)
+                        x0, x1 = int(xs.min()), int(xs.max())
+                        under = _canvas()
+                        axes = ((x1 - x0) // 2 + 10, 16)
+                        cv2.ellipse(under, ((x0 + x1) // 2, int(ys.max())), axes, 0, 0, 360, 1, -1)
+                        flat = under.astype(np.float32)
+                        dark = np.asarray(cv2.GaussianBlur(flat, (0, 0), 7), np.float32) * 0.6
+                    backdrop = backs[back] * (1 - dark[..., None])
+                    image = _draw(parts, skins, textures, backdrop)
+                    name = f"{kind} ({back}, {s}, {style} shadow)"
+                    out.append(Shadowed(name, image, parts, (dark > 0.1) & ~union))
     return out
 
 

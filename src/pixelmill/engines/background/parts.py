@@ -11,18 +11,24 @@ scale, still shows the part. Here that signal is read region by region:
   coherent colour bounded by its edges, several times (``SEGMENTATIONS``): one segmentation
   merges its regions otherwise when the same photo comes at another size, and a part joined
   at one size was not at the next; a pixel joins when ``VOTE`` of them join it;
-- a region that touches the subject (or a region already joined) joins it when at least
+- a region that touches the subject (or a region already joined; or lies along the subject
+  within ``NEAR``, at least ``NEAR_RUN`` of its pixels, with only a sliver of another region
+  between them, the subject's blended edge) joins it when at least
   ``HOT`` of its pixels farther than ``HALO`` from the subject (the model's smooth fall-off
   around any object is not evidence) have a confidence at least ``RELATIVE`` times the
   background's level (the 25th percentile of the confidence outside the subject) and at least
-  ``FLOOR``;
+  ``FLOOR`` (``PLAIN_FLOOR`` on a plain backdrop);
 - a region touching a joined region of its colour (``COLOUR`` in CIELAB, lightness weighed
   ``LIGHTNESS``: shade darkens a surface, it does not recolour it) joins when most of it is
   above ``WARM`` times the background's level; and a region touching the subject, away from the
   frame's edge, of the joined parts' overall colour (``BRIDGE``) joins whatever the model says
   (a saucer's shadowed side under the cup, which the model gives the table's confidence);
+- on a plain backdrop (``PLAIN``: a studio sweep or a gradient, not a scene) a region of the
+  backdrop's own chroma is the backdrop or its shadow, and is not joined by ``BRIDGE``;
 - each joined piece must look like a product's part: no larger than ``MAX_PIECE`` times the
-  subject, of a colour of its own (``DISTINCT`` from the rest of the background); and sit
+  subject, of a colour of its own (``DISTINCT`` from the rest of the background in chroma, or,
+  on a plain backdrop, in CIELAB with lightness weighed ``LIGHTNESS``: a black lid on a grey
+  sweep; in a scene a darker patch of the background's colour is the scene in shade); and sit
   where a part can: away from the frame's edge, or meeting it only within ``REACH`` of where
   the subject itself does (a tight framing), or wrapping the subject (in at least ``WRAP`` of
   the directions around it: a saucer under a cup, cut by the frame) along at most
@@ -70,7 +76,11 @@ MIN_REGION = 20
 RELATIVE = 20.0
 """A joined region's confidence is at least this many times the background's level..."""
 FLOOR = 3e-4
-"""... and at least this."""
+"""... and at least this (``PLAIN_FLOOR`` on a plain backdrop: see ``PLAIN``)."""
+PLAIN_FLOOR = 1e-4
+"""The floor on a plain backdrop, where the model's background level is low and even (about
+1e-6) and no texture lifts it: a black lid on a grey sweep, which the model sees at 1e-4 to
+1e-3 (its outline more than its inside)."""
 HOT = 0.6
 """The share of a region's pixels (beyond the halo) that must reach that level."""
 HALO = 0.04
@@ -114,11 +124,27 @@ OVERRUN = 2
 MAX_PIECE = 1.2
 """A joined piece larger than this many times the subject is the scene."""
 DISTINCT = 6.0
-"""A joined piece's mean chroma (CIELAB a*, b*) differs at least this much from the rest of the
-background's."""
+"""A joined piece's mean chroma (CIELAB a*, b*; with lightness, weighed ``LIGHTNESS``, on a plain
+backdrop) differs at least this much from the rest of the background's."""
 MAX_RUN = 0.15
 """A piece that wraps the subject runs along at most this share of the frame's edge beyond the
 subject's own contact."""
+NEAR = 2.0
+"""A region with pixels this near the subject (pixels at ``SIDE``) touches it even when a sliver
+of another region (the subject's blended edge) lies between them."""
+NEAR_RUN = 8
+"""... when at least this many of its pixels are that near (it lies along the subject, not
+beside it at a point)."""
+SMOOTH = 2.0
+"""A pixel whose CIELAB channels change by less than this per pixel (8-bit scale, at ``SIDE``)
+is smooth..."""
+PLAIN = 0.85
+"""... and a backdrop with at least this share of smooth pixels (farther than ``HALO`` from the
+subject) is plain (a studio sweep, a gradient; none of the 68 CBSD68 scenes, at most 0.73; the
+set's plain and gradient composites, shadowed or not, at least 0.86): there
+a part's lightness makes it distinct as much as its chroma (a black lid on a grey sweep), the
+floor is ``PLAIN_FLOOR``, and a region of the backdrop's chroma (its shadow) is not joined by
+colour alone."""
 SUBJECT = 0.5
 """The confidence that makes a pixel part of the subject (as :data:`.trimap.HIGH`)."""
 
@@ -195,13 +221,14 @@ def border_overrun(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) 
 
 
 def _placed(
-    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_], chroma: npt.NDArray[np.float64]
+    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_], colour: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.bool_] | None:
     """The joined parts' connected pieces that sit where a product's part can, and look like one:
 
-    - no larger than ``MAX_PIECE`` times the subject, and of a colour of its own (mean CIELAB
-      chroma at least ``DISTINCT`` from the rest of the background: a saucer on a table, a lid
-      on bricks; the forest floor under a tiger is the forest's colour);
+    - no larger than ``MAX_PIECE`` times the subject, and of a colour of its own (``colour``:
+      mean CIELAB chroma, or on a plain backdrop all of CIELAB, at least ``DISTINCT`` from the
+      rest of the background: a saucer on a table, a lid on bricks or on a grey sweep; the
+      forest floor under a tiger is the forest's colour);
     - away from the frame's edge, or meeting it only where the subject does (a tight framing),
       or wrapping the subject (a saucer under a cup, cut by the frame) while running along at
       most ``MAX_RUN`` of the frame's edge and not across the frame (from one side to the
@@ -217,7 +244,7 @@ def _placed(
         rest = ~piece & ~subject
         if piece.sum() > MAX_PIECE * size or not rest.any():
             continue
-        own = float(np.linalg.norm(chroma[piece].mean(axis=0) - chroma[rest].mean(axis=0)))
+        own = float(np.linalg.norm(colour[piece].mean(axis=0) - colour[rest].mean(axis=0)))
         if own < DISTINCT:
             continue
         overrun = border_overrun(piece, subject)
@@ -237,22 +264,46 @@ class _Pixels(NamedTuple):
     warm: npt.NDArray[np.float64]  # at WARM times the background's level
     lab: npt.NDArray[np.float64]  # CIELAB, one row per pixel
     frame: npt.NDArray[np.float64]  # on the frame's edge
+    near: npt.NDArray[np.float64]  # within NEAR of the subject, outside it
+    plain: bool  # a plain backdrop (PLAIN)
+    colour: npt.NDArray[np.float64]  # what DISTINCT compares: chroma, or all of CIELAB if plain
+    backdrop: npt.NDArray[np.float64]  # the mean chroma outside the subject
 
 
 def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _Pixels:
     background = float(np.percentile(conf[~subject], 25))
-    level = max(FLOOR, RELATIVE * background)
     gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
+    lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
+    plain = _plain(lab, gap > HALO * SIDE)
+    level = max(PLAIN_FLOOR if plain else FLOOR, RELATIVE * background)
     far = (gap > HALO * SIDE).ravel().astype(np.float64)
     values = conf.ravel()
+    weights = np.array([LIGHTNESS, 1.0, 1.0], np.float32)
     return _Pixels(
         subject=subject,
         far=far,
         hot=far * (values >= level),
         warm=(values >= WARM * background).astype(np.float64),
-        lab=cv2.cvtColor(small, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float64),
+        lab=lab.reshape(-1, 3).astype(np.float64),
         frame=_frame(subject.shape).ravel().astype(np.float64),
+        near=((gap > 0) & (gap <= NEAR)).ravel().astype(np.float64),
+        plain=plain,
+        colour=(lab * weights if plain else lab[..., 1:]).astype(np.float64),
+        backdrop=lab[~subject][:, 1:].mean(axis=0).astype(np.float64),
     )
+
+
+def _plain(lab: npt.NDArray[np.float32], backdrop: npt.NDArray[np.bool_]) -> bool:
+    """Whether the ``backdrop`` pixels are plain: at least ``PLAIN`` of them smooth (``SMOOTH``),
+    a studio sweep or a gradient, not a scene."""
+    if not backdrop.any():
+        return False
+    steep = np.zeros(backdrop.shape, np.float32)
+    for channel in cv2.split(lab):
+        dx = cv2.Sobel(channel, cv2.CV_32F, 1, 0, ksize=3)
+        dy = cv2.Sobel(channel, cv2.CV_32F, 0, 1, ksize=3)
+        steep = np.maximum(steep, cv2.magnitude(dx, dy) / 8)
+    return float((steep[backdrop] < SMOOTH).mean()) >= PLAIN
 
 
 def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_] | None:
@@ -273,9 +324,15 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
     mean[:, 0] *= LIGHTNESS
     framed = np.bincount(flat, weights=px.frame, minlength=n) > 0
     member = inside >= 0.5
+    # On a plain backdrop, a region of the backdrop's own chroma is the backdrop or its shadow:
+    # it is not bridged by colour alone.
+    shade = np.zeros(n, np.bool_)
+    if px.plain:
+        shade = np.linalg.norm(mean[:, 1:] - px.backdrop, axis=1) < DISTINCT
+    beside = np.bincount(flat, weights=px.near, minlength=n) >= NEAR_RUN
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
-        touching = contact[:, member].any(axis=1) & ~member
+        touching = (contact[:, member].any(axis=1) | beside) & ~member
         # A region touching a joined region of its colour, and above the background's
         # confidence, continues that part (its shadowed side).
         near = contact[:, joined]
@@ -291,6 +348,7 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
             bridge = (
                 contact[:, inside >= 0.5].any(axis=1)
                 & ~framed
+                & ~shade
                 & (np.linalg.norm(mean - model, axis=1) <= BRIDGE)
             )
         grow = touching & (hot | alike | bridge)
@@ -300,8 +358,7 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
         joined |= grow
     if not joined.any():
         return None
-    chroma = px.lab.reshape(*seg.shape, 3)[..., 1:]
-    parts = _placed(joined[seg], subject, chroma)
+    parts = _placed(joined[seg], subject, px.colour)
     if parts is None:
         return None
     return _whole(parts, subject)
