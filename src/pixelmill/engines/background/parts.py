@@ -317,19 +317,23 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
     hot_pixels = np.bincount(flat, weights=px.hot, minlength=n)
     hot = (hot_pixels >= HOT * counted) & (counted >= 0.5 * area)
     contact = _contacts(seg, n) >= 2
+    member = inside >= 0.5
+    beside = np.bincount(flat, weights=px.near, minlength=n) >= NEAR_RUN
+    if not ((contact[:, member].any(axis=1) | beside) & ~member & hot).any():
+        # The first round joins hot regions only (the colour rules continue a joined part):
+        # none touches the subject, so nothing joins (most photos; the colours are not read).
+        return None
     warm = np.bincount(flat, weights=px.warm, minlength=n) >= 0.5 * area
     sums = [np.bincount(flat, weights=px.lab[:, i], minlength=n) for i in range(3)]
     mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
     # Shade changes a surface's lightness more than its chroma.
     mean[:, 0] *= LIGHTNESS
     framed = np.bincount(flat, weights=px.frame, minlength=n) > 0
-    member = inside >= 0.5
     # On a plain backdrop, a region of the backdrop's own chroma is the backdrop or its shadow:
     # it is not bridged by colour alone.
     shade = np.zeros(n, np.bool_)
     if px.plain:
         shade = np.linalg.norm(mean[:, 1:] - px.backdrop, axis=1) < DISTINCT
-    beside = np.bincount(flat, weights=px.near, minlength=n) >= NEAR_RUN
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
         touching = (contact[:, member].any(axis=1) | beside) & ~member
