@@ -45,7 +45,6 @@ def test_openapi_shape_is_unchanged(client: TestClient) -> None:
     assert now == before
 
 
-
 def test_component_names_are_public_names(client: TestClient) -> None:
     # Two models of one class name in different modules get FastAPI's module-path names
     # (``pixelmill__marketing__schemas__ProductOut``): they leak the code's layout into generated
