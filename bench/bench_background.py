@@ -826,7 +826,7 @@ def parts_sheet(path: str) -> None:
     cases = [
         ("coffee (full frame)", photo("coffee")),
         ("coffee (centre square)", coffee_square()[0]),
-    ] + [(chosen[i].name[:34], chosen[i].image) for i in (11, 14, 19, 13)]
+    ] + [(chosen[i].name[:34], chosen[i].image) for i in (11, 4, 14, 13)]
     groups = []
     for label, image in cases:
         tiles = [_tile(image, label)]
