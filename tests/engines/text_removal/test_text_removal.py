@@ -805,8 +805,11 @@ def test_ocr_pass_fills_only_text_the_network_covers_as_opaque(
     zero = np.zeros(letters.shape, np.float32)
     kept, texts = engine._ocr_pass(dirty, zero, ones, "telea")
     assert texts == [] and np.array_equal(kept, dirty)
-    faint, texts = engine._ocr_pass(dirty, ones, ones * 0.1, "telea")
+    faint, texts = engine._ocr_pass(dirty, ones * 0.6, ones * 0.1, "telea")
     assert texts == [] and np.array_equal(faint, dirty)
+    # Where the network's coverage is plain (>= OCR_PASS_SURE) the learned step has decided.
+    sure, texts = engine._ocr_pass(dirty, ones * 0.95, ones * 0.6, "gated")
+    assert texts == [] and np.array_equal(sure, dirty)
     # "SAMPLE TEXT" reads at 0.99, the small second line at 0.89: below OCR_PASS_CONFIDENCE.
     filled, texts = engine._ocr_pass(dirty, ones * 0.6, ones * 0.6, "gated")
     assert len(texts) == 1
