@@ -52,14 +52,16 @@ def make_client(
 ) -> S3Client:
     """An S3 client for AWS (no endpoint) or any S3-compatible endpoint. A custom endpoint is
     addressed path-style (``endpoint/bucket/key``), which MinIO, Ceph and R2 all accept without
-    wildcard DNS; bounded timeouts and the standard retry mode."""
+    wildcard DNS; bounded timeouts and the standard retry mode, ``attempts`` tries in all."""
     import boto3
     from botocore.config import Config
 
     config = Config(
         connect_timeout=connect_timeout,
         read_timeout=read_timeout,
-        retries={"max_attempts": attempts, "mode": "standard"},
+        # ``total_max_attempts`` counts the first try; botocore's ``max_attempts`` counts
+        # retries (``max_attempts=1`` sends twice).
+        retries={"total_max_attempts": attempts, "mode": "standard"},
         s3={"addressing_style": "path" if endpoint_url else "auto"},
     )
     return boto3.client("s3", endpoint_url=endpoint_url, region_name=region, config=config)
