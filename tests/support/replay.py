@@ -39,7 +39,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -381,17 +381,8 @@ class Report:
         return [d for d in self.differences if d.kind != "key added" and not d.noise]
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "tests_before": self.tests_before,
-            "tests_after": self.tests_after,
-            "tests_compared": self.tests_compared,
-            "requests_compared": self.requests_compared,
-            "identical": self.identical,
-            "added_keys_only": self.added_keys_only,
-            "noise_only": self.noise_only,
-            "differing": self.differing,
-            "unmatched": dict(self.unmatched),
-        }
+        counts = {f.name: getattr(self, f.name) for f in fields(self) if f.type == "int"}
+        return {**counts, "unmatched": dict(self.unmatched)}
 
 
 def _unmatched_reason(before: dict[str, Any], after: dict[str, Any]) -> str | None:

@@ -283,9 +283,10 @@ def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _P
     background = float(np.percentile(conf[~subject], 25))
     gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
     lab = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
-    plain = _plain(lab, gap > HALO * SIDE)
+    beyond = gap > HALO * SIDE
+    plain = _plain(lab, beyond)
     level = max(PLAIN_FLOOR if plain else FLOOR, RELATIVE * background)
-    far = (gap > HALO * SIDE).ravel().astype(np.float64)
+    far = beyond.ravel().astype(np.float64)
     values = conf.ravel()
     weights = np.array([LIGHTNESS, 1.0, 1.0], np.float32)
     return _Pixels(
@@ -328,7 +329,8 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
     contact = _contacts(seg, n) >= 2
     member = inside >= 0.5
     beside = np.bincount(flat, weights=px.near, minlength=n) >= NEAR_RUN
-    if not ((contact[:, member].any(axis=1) | beside) & ~member & hot).any():
+    touching = (contact[:, member].any(axis=1) | beside) & ~member
+    if not (touching & hot).any():
         # The first round joins hot regions only (the colour rules continue a joined part):
         # none touches the subject, so nothing joins (most photos; the colours are not read).
         return None
@@ -345,7 +347,6 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
         shade = np.linalg.norm(mean[:, 1:] - px.backdrop, axis=1) < DISTINCT
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
-        touching = (contact[:, member].any(axis=1) | beside) & ~member
         # A region touching a joined region of its colour, and above the background's
         # confidence, continues that part (its shadowed side).
         near = contact[:, joined]
@@ -369,6 +370,7 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
             break
         member |= grow
         joined |= grow
+        touching = (contact[:, member].any(axis=1) | beside) & ~member
     if not joined.any():
         return None
     parts = _placed(joined[seg], subject, px.colour)
