@@ -11,7 +11,7 @@ and after the parts step, and its cost; ``--parts-sheet docs/cutout-parts.jpg`` 
 sheet; ``--parts-scenes [DIR]`` for what the step changes on the CBSD68 scene photos, with
 ``--save FILE.npz`` / ``--against FILE.npz`` to compare two versions; ``--parts-shadows`` for
 products with soft shadows on plain and gradient backdrops, where nothing but the product
-should join)
+should join; ``--regions`` for the step's six segmentations against scikit-image's)
 """
 
 from __future__ import annotations
@@ -656,7 +656,7 @@ def parts_speed(image: ImageArray, runs: int = PARTS_RUNS) -> dict[str, float]:
 
     real: Any = subject_module.whole_subject  # type: ignore[attr-defined]
 
-    def off(image: Any, conf: Any, face: Any = None) -> Any:
+    def off(image: Any, conf: Any, face: Any = None, guide: Any = None) -> Any:
         return conf
 
     def run(on: bool) -> float:
@@ -817,6 +817,60 @@ def parts_shadows() -> None:
         print(f"mean {key}: off {means[0]:.4f}, on {means[1]:.4f}")
 
 
+def regions_speed() -> None:
+    """The parts step's six segmentations of a 128 px copy: ``regions.segmentations`` against
+    scikit-image's ``felzenszwalb`` called six times (fastest of 15 each; the labels must be
+    the same), on scikit-image's photos and the first CBSD68 photos when present."""
+    from skimage.segmentation import felzenszwalb
+
+    from pixelmill.engines.background.parts import MIN_REGION, SEGMENTATIONS, _small
+    from pixelmill.engines.background.regions import COMPILED, segmentations
+
+    start = time.perf_counter()
+    COMPILED.load()
+    print(f"load average (1/5/15 min): {os.getloadavg()}")
+    print(f"numba import + compile (or cache read): {time.perf_counter() - start:.2f} s")
+    photos = {n: photo(n) for n in ("coffee", "astronaut", "chelsea", "rocket")}
+    for path in sorted(SHARED_PHOTOS.glob("*.png"))[:6]:
+        photos[path.stem] = np.asarray(Image.open(path).convert("RGB"))
+    rows: list[dict[str, object]] = []
+    for name, image in photos.items():
+        small, _ = _small(image, np.zeros(image.shape[:2], np.float32))
+
+        def ours(small: ImageArray = small) -> list[npt.NDArray[np.int32]]:
+            return list(segmentations(small, SEGMENTATIONS, MIN_REGION))
+
+        def theirs(small: ImageArray = small) -> list[npt.NDArray[np.int64]]:
+            return [
+                np.asarray(felzenszwalb(small, scale=scale, sigma=sigma, min_size=MIN_REGION))
+                for sigma, scale in SEGMENTATIONS
+            ]
+
+        same = all(np.array_equal(a, b) for a, b in zip(ours(), theirs(), strict=True))
+        mine, ref = fastest(ours, 15), fastest(theirs, 15)
+        rows.append(
+            {
+                "photo": name,
+                "size": f"{small.shape[1]}x{small.shape[0]}",
+                "scikit-image ms": round(1000 * ref, 2),
+                "regions ms": round(1000 * mine, 2),
+                "faster": f"{ref / mine:.1f}x",
+                "same labels": same,
+            }
+        )
+    print_table(rows, "Six segmentations of the 128 px copy (fastest of 15)")
+    print_targets(
+        "the compiled segmentation",
+        [
+            (
+                "same labels as scikit-image",
+                all(bool(r["same labels"]) for r in rows),
+                f"{len(rows)} photos x {len(SEGMENTATIONS)} segmentations",
+            )
+        ],
+    )
+
+
 def parts_sheet(path: str) -> None:
     """``docs/cutout-parts.jpg``: coffee (full frame and centre square) and four multi-part
     composites: the input, the cut-out without the parts step and with it, on a checkerboard."""
@@ -846,6 +900,9 @@ def parts_sheet(path: str) -> None:
 
 
 def main() -> None:
+    if "--regions" in sys.argv:
+        regions_speed()
+        return
     if "--parts-sheet" in sys.argv:
         parts_sheet(sys.argv[sys.argv.index("--parts-sheet") + 1])
         return

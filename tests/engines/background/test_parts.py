@@ -18,6 +18,7 @@ a cat, the astronaut) hold with it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -27,7 +28,6 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 from skimage import data
-from skimage.segmentation import felzenszwalb
 
 from pixelmill.engines.background.options import SubjectType
 from pixelmill.engines.background.parts import drop_fragments, whole_subject
@@ -141,15 +141,19 @@ def test_segmentations_stop_once_no_pixel_can_reach_the_vote(
     # coffee at full frame joins nothing on any segmentation: after four of the six, no pixel
     # can reach half the votes, so the last two are not run (the answer is the same: None).
     import pixelmill.engines.background.parts as parts_module
+    from pixelmill.engines.background import regions
 
     calls: list[float] = []
-    real = felzenszwalb
+    real = regions.segmentations
 
-    def counted(image: npt.NDArray[np.uint8], **kw: float) -> npt.NDArray[np.int64]:
-        calls.append(kw["scale"])
-        return np.asarray(real(image, **kw), np.int64)
+    def counted(
+        image: npt.NDArray[np.uint8], settings: Sequence[tuple[float, float]], min_size: int
+    ) -> Iterator[npt.NDArray[np.int32]]:
+        for (_sigma, scale), labels in zip(settings, real(image, settings, min_size), strict=True):
+            calls.append(scale)
+            yield labels
 
-    monkeypatch.setattr(parts_module, "felzenszwalb", counted)
+    monkeypatch.setattr(parts_module, "segmentations", counted)
     image = np.ascontiguousarray(data.coffee())  # type: ignore[no-untyped-call]
     conf = coarse_mask(image, guide_size(*image.shape[:2]))
     assert parts_module.attached_parts(image, conf) is None

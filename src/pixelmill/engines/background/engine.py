@@ -33,6 +33,7 @@ from pixelmill.engines.background.options import (
     cutout_conflicts,
     resolve_cutout,
 )
+from pixelmill.engines.background.regions import COMPILED as REGIONS
 from pixelmill.engines.background.subject import SubjectMatte, subject_matte
 from pixelmill.engines.base import (
     BaseEngine,
@@ -187,7 +188,7 @@ class BackgroundRemovalEngine(BaseEngine[BackgroundRemovalParams]):
 
     name: ClassVar[str] = "background_removal"
     Params: ClassVar[type[BaseModel]] = BackgroundRemovalParams
-    models = (U2NETP,)
+    models = (U2NETP, REGIONS)
 
     def __init__(self, models_dir: Path | None = None) -> None:
         """``models_dir``: ``PIXELMILL_MODELS_DIR``; the best rembg model there replaces the
@@ -246,7 +247,7 @@ class MakeTransparentEngine(BaseEngine[MakeTransparentParams]):
 
     name: ClassVar[str] = "make_transparent"
     Params: ClassVar[type[BaseModel]] = MakeTransparentParams
-    models = (U2NETP,)
+    models = (U2NETP, REGIONS)
 
     def _validate(self, params: MakeTransparentParams) -> None:
         _refuse_conflicts(params)

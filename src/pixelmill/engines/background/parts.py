@@ -7,10 +7,11 @@ its confidence there falls to ~1e-3. But that is still 10-100 times the confiden
 real background (~1e-5 on the table), so the model's *own* low-confidence map, read on a log
 scale, still shows the part. Here that signal is read region by region:
 
-- the image is split (at ``SIDE`` px, Felzenszwalb's graph segmentation) into regions of
-  coherent colour bounded by its edges, several times (``SEGMENTATIONS``): one segmentation
-  merges its regions otherwise when the same photo comes at another size, and a part joined
-  at one size was not at the next; a pixel joins when ``VOTE`` of them join it;
+- the image is split (at ``SIDE`` px, Felzenszwalb's graph segmentation: :mod:`.regions`)
+  into regions of coherent colour bounded by its edges, several times (``SEGMENTATIONS``):
+  one segmentation merges its regions otherwise when the same photo comes at another size,
+  and a part joined at one size was not at the next; a pixel joins when ``VOTE`` of them join
+  it;
 - a region that touches the subject (or a region already joined; or lies along the subject
   within ``NEAR``, at least ``NEAR_RUN`` of its pixels, with only a sliver of another region
   between them, the subject's blended edge) joins it when at least
@@ -63,10 +64,10 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 import numpy.typing as npt
-from skimage.segmentation import felzenszwalb
 
+from pixelmill.engines.background.regions import segmentations
 from pixelmill.engines.base import ImageArray
-from pixelmill.engines.runtime.segmentation import Mask
+from pixelmill.engines.runtime.segmentation import Mask, guide_image
 
 SIDE = 128
 """Long side (pixels) of the copy the regions are found on."""
@@ -257,9 +258,11 @@ def _placed(
         if own < DISTINCT:
             continue
         overrun = border_overrun(piece, subject)
+        if overrun <= OVERRUN:
+            kept |= piece
+            continue
         spans = (piece[0].any() and piece[-1].any()) or (piece[:, 0].any() and piece[:, -1].any())
-        wraps = wrap_share(piece, subject) >= WRAP and overrun <= MAX_RUN * perimeter and not spans
-        if overrun <= OVERRUN or wraps:
+        if not spans and overrun <= MAX_RUN * perimeter and wrap_share(piece, subject) >= WRAP:
             kept |= piece
     return kept if kept.any() else None
 
@@ -415,10 +418,7 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         return None
     needed = VOTE * len(SEGMENTATIONS)
     votes = np.zeros(subject.shape, np.int32)
-    for done, (sigma, scale) in enumerate(SEGMENTATIONS, 1):
-        seg = np.asarray(
-            felzenszwalb(small, scale=scale, sigma=sigma, min_size=MIN_REGION), np.int32
-        )
+    for done, seg in enumerate(segmentations(small, SEGMENTATIONS, MIN_REGION), 1):
         added = _segment_parts(px, seg)
         if added is not None:
             votes += added
@@ -461,24 +461,31 @@ def drop_fragments(confidence: Mask) -> Mask:
 
 
 def whole_subject(
-    image: ImageArray, confidence: Mask, face: Callable[[], bool] | None = None
+    image: ImageArray,
+    confidence: Mask,
+    face: Callable[[], bool] | None = None,
+    guide: ImageArray | None = None,
 ) -> Mask:
     """``confidence`` (the model's coarse output, at any size) with the subject's attached
     parts set to 1 and its small detached fragments to 0. ``face``: whether the picture holds
     a face, asked only when a part would join (a person's jacket or the flag behind them is
-    no part: the person fusion handles people)."""
+    no part: the person fusion handles people). ``guide``: the image at the confidence's size
+    (:func:`~pixelmill.engines.runtime.segmentation.guide_image`), when the caller has it."""
     parts = attached_parts(image, confidence)
     out = confidence
     if parts is not None and not (face is not None and face()):
         h, w = confidence.shape
         up = cv2.resize(parts.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-        joined = refine_outline(image, confidence >= SUBJECT, up >= 0.5)
+        joined = refine_outline(image, confidence >= SUBJECT, up >= 0.5, guide)
         out = np.maximum(confidence, joined.astype(np.float32))
     return drop_fragments(np.asarray(out, np.float32))
 
 
 def refine_outline(
-    image: ImageArray, subject: npt.NDArray[np.bool_], part: npt.NDArray[np.bool_]
+    image: ImageArray,
+    subject: npt.NDArray[np.bool_],
+    part: npt.NDArray[np.bool_],
+    guide: ImageArray | None = None,
 ) -> npt.NDArray[np.bool_]:
     """``part`` (joined pixels at the confidence's size, found at ``SIDE``) with the band of
     ``OUTLINE`` around its outline, away from ``subject``, decided again by colour: a pixel is
@@ -494,8 +501,7 @@ def refine_outline(
     if not band.any():
         return part
     away = ~(cv2.dilate((part | subject).view(np.uint8), disc) > 0)
-    rgb = np.ascontiguousarray(image[..., :3])
-    small = np.asarray(cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
+    small = guide if guide is not None and guide.shape[:2] == (h, w) else guide_image(image, (h, w))
     lab = np.asarray(cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_RGB2LAB))
     # Only the band's box (and the window's reach around it) is looked at.
     half = 3 * radius

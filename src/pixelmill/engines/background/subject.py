@@ -27,6 +27,7 @@ from pixelmill.engines.runtime.faces import FaceBox, detect_faces
 from pixelmill.engines.runtime.segmentation import (
     Mask,
     coarse_mask,
+    guide_image,
     guide_size,
 )
 
@@ -175,6 +176,8 @@ def subject_matte(
     # trimap's matting is what brings the matte to the image's size.
     h, w = guide_size(*image.shape[:2])
     coarse = coarse_mask(image, (h, w)) if saliency is None else _full(saliency.coarse(image), h, w)
+    # The image at that size, made once: the parts step's outline and the matting both use it.
+    guide = guide_image(image, (h, w))
     faces = 0
     detected: DetectedType = "object"
     method = SALIENT
@@ -189,7 +192,7 @@ def subject_matte(
         return looked[0]
 
     whole = (
-        whole_subject(image, coarse, lambda: bool(faces_found()))
+        whole_subject(image, coarse, lambda: bool(faces_found()), guide)
         if parts and kind != "person"
         else coarse
     )
@@ -213,7 +216,7 @@ def subject_matte(
                 detected, method = "person", PERSON
     if whole is not coarse and detected != "person":
         method += PARTS
-    alpha = confident_alpha(image, fused)
+    alpha = confident_alpha(image, fused, guide)
     if saliency is not None:
         method = method.replace(
             "u2netp salient-object mask (320² model)",

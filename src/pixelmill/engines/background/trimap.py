@@ -108,10 +108,11 @@ def _fill_holes(subject: Binary, confidence: Mask) -> Binary:
     return filled
 
 
-def confident_alpha(image: ImageArray, confidence: Mask) -> Mask:
+def confident_alpha(image: ImageArray, confidence: Mask, guide: ImageArray | None = None) -> Mask:
     """The cut-out alpha (0..1 at ``image``'s size) of the subject in ``confidence`` (the
     model's coarse output, best at :func:`~pixelmill.engines.runtime.segmentation.guide_size`):
-    1 inside the subject, 0 outside, matted onto the image's edges only in the band between."""
+    1 inside the subject, 0 outside, matted onto the image's edges only in the band between.
+    ``guide``: the image at that size, when the caller has it (:func:`.snap_to_edges`)."""
     h, w = image.shape[:2]
     radius = guided_radius(h, w)
     band = 2 * max(1, round(radius / guided_step(radius)))
@@ -120,7 +121,7 @@ def confident_alpha(image: ImageArray, confidence: Mask) -> Mask:
     # +1 sure foreground, -1 sure background, 0 unknown; brought to full size in one resize.
     sure = cv2.erode(binary, _disc(band)).astype(np.float32)
     sure -= (cv2.dilate(binary, _disc(band)) == 0).astype(np.float32)
-    soft = snap_to_edges(image, binary.astype(np.float32), radius)
+    soft = snap_to_edges(image, binary.astype(np.float32), radius, guide)
     lo, hi = RAMP
     alpha = (soft - np.float32(lo)) * np.float32(1.0 / (hi - lo))
     sure_full = cv2.resize(sure, (w, h), interpolation=cv2.INTER_LINEAR)

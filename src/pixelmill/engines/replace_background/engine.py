@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from pixelmill.engines.background import QualityParams, SubjectParams, SubjectType, subject_matte
+from pixelmill.engines.background.regions import COMPILED as REGIONS
 from pixelmill.engines.base import (
     BaseEngine,
     EngineError,
@@ -182,7 +183,7 @@ class ReplaceBackgroundEngine(BaseEngine[ReplaceBackgroundParams]):
 
     name: ClassVar[str] = "replace_background"
     Params: ClassVar[type[BaseModel]] = ReplaceBackgroundParams
-    models = (U2NETP,)
+    models = (U2NETP, REGIONS)
 
     def _run(self, inputs: EngineInputs, params: ReplaceBackgroundParams) -> EngineResult:
         image = inputs.image

@@ -1,0 +1,65 @@
+"""``regions.segmentations`` gives scikit-image's ``felzenszwalb`` label for label (the parts
+step's votes were tuned on it), for every setting the parts step uses and on edge cases: flat
+images (every weight ties), noise, thin strips, an image smaller than ``min_size``."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+from skimage import data
+from skimage.segmentation import felzenszwalb
+
+from pixelmill.engines.background.parts import MIN_REGION, SEGMENTATIONS
+from pixelmill.engines.background.regions import segmentations
+
+
+def _small(image: npt.NDArray[np.uint8], side: int = 128) -> npt.NDArray[np.uint8]:
+    h, w = image.shape[:2]
+    f = side / max(h, w)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def _photos() -> dict[str, npt.NDArray[np.uint8]]:
+    names = ("coffee", "astronaut", "chelsea", "rocket", "immunohistochemistry")
+    photos = {n: _small(np.asarray(getattr(data, n)())[..., :3]) for n in names}
+    rng = np.random.default_rng(7)
+    photos["noise"] = rng.integers(0, 256, (40, 61, 3), dtype=np.uint8)
+    photos["flat"] = np.full((30, 45, 3), 128, np.uint8)
+    steps = np.zeros((32, 48, 3), np.uint8)
+    steps[:, 16:] = 90
+    steps[:, 32:] = (200, 10, 60)
+    photos["steps"] = steps
+    photos["row"] = rng.integers(0, 256, (1, 50, 3), dtype=np.uint8)
+    photos["column"] = rng.integers(0, 256, (37, 1, 3), dtype=np.uint8)
+    photos["tiny"] = rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)
+    return photos
+
+
+PHOTOS = _photos()
+
+
+@pytest.mark.parametrize("name", sorted(PHOTOS))
+def test_the_regions_are_scikit_images(name: str) -> None:
+    image = PHOTOS[name]
+    settings = (*SEGMENTATIONS, (0.8, 1.0), (0.0, 500.0))
+    for min_size in (MIN_REGION, 1, 5):
+        ours = list(segmentations(image, settings, min_size))
+        assert len(ours) == len(settings)
+        for (sigma, scale), labels in zip(settings, ours, strict=True):
+            theirs = felzenszwalb(image, scale=scale, sigma=sigma, min_size=min_size)
+            assert labels.dtype == np.int32 and labels.shape == image.shape[:2]
+            np.testing.assert_array_equal(labels, theirs, err_msg=f"{sigma}, {scale}, {min_size}")
+
+
+def test_a_caller_that_stops_early_gets_the_first_settings_only() -> None:
+    image = PHOTOS["coffee"]
+    first = next(iter(segmentations(image, SEGMENTATIONS, MIN_REGION)))
+    sigma, scale = SEGMENTATIONS[0]
+    np.testing.assert_array_equal(
+        first, felzenszwalb(image, scale=scale, sigma=sigma, min_size=MIN_REGION)
+    )
+    # The regions are not all one: a real segmentation of a photo.
+    assert 10 < int(first.max()) < first.size // MIN_REGION
