@@ -11,7 +11,8 @@ and after the parts step, and its cost; ``--parts-sheet docs/cutout-parts.jpg`` 
 sheet; ``--parts-scenes [DIR]`` for what the step changes on the CBSD68 scene photos, with
 ``--save FILE.npz`` / ``--against FILE.npz`` to compare two versions; ``--parts-shadows`` for
 products with soft shadows on plain and gradient backdrops, where nothing but the product
-should join; ``--regions`` for the step's six segmentations against scikit-image's)
+should join; ``--regions`` for the step's six segmentations against scikit-image's;
+``--pockets-sheet docs/cutout-pockets.jpg`` for the backdrop seen through a handle)
 """
 
 from __future__ import annotations
@@ -899,9 +900,42 @@ def parts_sheet(path: str) -> None:
     print(f"wrote {path}")
 
 
+def pockets_sheet(path: str) -> None:
+    """``docs/cutout-pockets.jpg``: the loose bag of ``bench/multipart.py`` (brick seen through
+    its handle) and coffee: the input, the cut-out with the trimap's pockets left filled and
+    opened (``trimap.open_pockets``), on a checkerboard."""
+    import pixelmill.engines.background.trimap as trimap_module
+    from multipart import items
+
+    real = trimap_module.open_pockets
+    bag = {i.name: i for i in items()}["bag+strap (loose, table)"]
+    groups = []
+    for label, image in (("bag+strap (loose, table)", bag.image), ("coffee", photo("coffee"))):
+        tiles = [_tile(image, label)]
+        for version, on in (("pockets filled", False), ("pockets opened", True)):
+            setattr(trimap_module, "open_pockets", real if on else (lambda s, c, g: s))  # noqa: B010
+            try:
+                alpha = subject_matte(image, "auto").alpha
+            finally:
+                setattr(trimap_module, "open_pockets", real)  # noqa: B010
+            rgba = np.dstack([image[..., :3], (alpha * 255 + 0.5).astype(np.uint8)])
+            tiles.append(_tile(rgba, version))
+        groups.append(
+            np.hstack([np.pad(t, ((6, 6), (6, 6), (0, 0)), constant_values=255) for t in tiles])
+        )
+    sheet = np.vstack(groups)
+    size = (round(sheet.shape[1] * 0.6), round(sheet.shape[0] * 0.6))
+    sheet = np.asarray(cv2.resize(sheet, size, interpolation=cv2.INTER_AREA), np.uint8)
+    Image.fromarray(sheet).save(path, quality=80, optimize=True)
+    print(f"wrote {path}")
+
+
 def main() -> None:
     if "--regions" in sys.argv:
         regions_speed()
+        return
+    if "--pockets-sheet" in sys.argv:
+        pockets_sheet(sys.argv[sys.argv.index("--pockets-sheet") + 1])
         return
     if "--parts-sheet" in sys.argv:
         parts_sheet(sys.argv[sys.argv.index("--parts-sheet") + 1])

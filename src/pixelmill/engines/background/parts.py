@@ -66,6 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pixelmill.engines.background.regions import segmentations
+from pixelmill.engines.background.trimap import enclosed
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.segmentation import Mask, guide_image
 
@@ -183,16 +184,7 @@ def _fill_enclosed(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """``mask`` with the background regions it encloses (not touching the frame) filled."""
     outside = (~mask).view(np.uint8)
     _count, labels, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=4)
-    h, w = mask.shape
-    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
-    enclosed = (
-        (x > 0)
-        & (y > 0)
-        & (x + stats[:, cv2.CC_STAT_WIDTH] < w)
-        & (y + stats[:, cv2.CC_STAT_HEIGHT] < h)
-    )
-    enclosed[0] = False
-    filled: npt.NDArray[np.bool_] = mask | enclosed[labels]
+    filled: npt.NDArray[np.bool_] = mask | enclosed(stats, mask.shape)[labels]
     return filled
 
 
