@@ -78,6 +78,7 @@ RAMP = (0.15, 0.85)
 """The guided filter's output range stretched to alpha 0..1 in the band."""
 
 Binary = npt.NDArray[np.bool_]
+Colour = npt.NDArray[np.float64]
 
 
 def _disc(radius: int) -> npt.NDArray[np.uint8]:
@@ -146,33 +147,47 @@ def open_pockets(subject: Binary, confidence: Mask, guide: ImageArray) -> Binary
     the 68 CBSD68 photos, 11 have enclosed regions of that size and confidence, none nearer the
     backdrop than 0.7 times its distance to the subject around it (an animal's paler patch)."""
     core = confidence >= POCKET_CORE
-    _count, labels, stats, _ = cv2.connectedComponentsWithStats(
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
         (~core).view(np.uint8), connectivity=4
     )
     h, w = confidence.shape
-    candidates = enclosed(stats, (h, w)) & (stats[:, cv2.CC_STAT_AREA] >= POCKET_SIZE * h * w)
+    area = stats[:, cv2.CC_STAT_AREA]
+    unsure = np.bincount(labels.ravel(), weights=confidence.ravel(), minlength=count)
+    candidates = (
+        enclosed(stats, (h, w))
+        & (area >= POCKET_SIZE * h * w)
+        & (unsure < POCKET_CONFIDENCE * np.maximum(area, 1))
+    )
     if not candidates.any() or subject.all():
         return subject
-    reach = max(1, round(POCKET_REACH * max(h, w)))
-    near = (cv2.dilate(subject.view(np.uint8), _disc(reach)) > 0) & ~subject
+    # The backdrop near the subject: outside it, within POCKET_REACH of it.
+    gap = cv2.distanceTransform((~subject).view(np.uint8), cv2.DIST_L2, 3)
+    near = (gap > 0) & (gap <= POCKET_REACH * max(h, w))
     if not near.any():
         return subject
-    colour = cv2.cvtColor(cv2.GaussianBlur(guide[..., :3], (0, 0), 1.0), cv2.COLOR_RGB2LAB)
-    lab = np.asarray(colour, np.float32)
-    backdrop = lab[near].mean(axis=0)
+    lab = cv2.cvtColor(cv2.GaussianBlur(guide[..., :3], (0, 0), 1.0), cv2.COLOR_RGB2LAB)
+
+    def mean(where: Binary, box: tuple[slice, slice] = (slice(None), slice(None))) -> Colour:
+        return np.asarray(cv2.mean(lab[box], mask=where.view(np.uint8))[:3], np.float64)
+
+    backdrop = mean(near)
     opened = subject.copy()
     for i in np.flatnonzero(candidates):
-        pocket = labels == i
-        if float(confidence[pocket].mean()) >= POCKET_CONFIDENCE:
-            continue
-        ring = (cv2.dilate(pocket.view(np.uint8), _disc(3)) > 0) & core
+        # The pocket's box and 4 px around it (the 3 px ring).
+        x0, y0 = max(0, int(stats[i, 0]) - 4), max(0, int(stats[i, 1]) - 4)
+        box = (
+            slice(y0, int(stats[i, 1] + stats[i, 3]) + 4),
+            slice(x0, int(stats[i, 0] + stats[i, 2]) + 4),
+        )
+        pocket = labels[box] == i
+        ring = (cv2.dilate(pocket.view(np.uint8), _disc(3)) > 0) & core[box]
         if not ring.any():
             continue
-        own = lab[pocket].mean(axis=0)
+        own = mean(pocket, box)
         to_backdrop = float(np.linalg.norm(own - backdrop))
-        to_subject = float(np.linalg.norm(own - lab[ring].mean(axis=0)))
+        to_subject = float(np.linalg.norm(own - mean(ring, box)))
         if to_backdrop <= POCKET_MATCH and to_backdrop <= POCKET_RATIO * to_subject:
-            opened &= ~pocket
+            opened[box] &= ~pocket
     return opened
 
 
