@@ -29,11 +29,13 @@ from pixelmill.engines.background.options import (
     SubjectParams,
     SubjectType,
 )
+from pixelmill.engines.background.regions import COMPILED as REGIONS
 from pixelmill.engines.background.subject import SubjectMatte, subject_matte
 
 __all__ = [
     "KNOWN_MODELS",
     "PRESETS",
+    "REGIONS",
     "BackgroundRemovalEngine",
     "BackgroundRemovalParams",
     "CutoutOutputParams",

@@ -18,8 +18,13 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pixelmill.engines.background import QualityParams, SubjectParams, SubjectType, subject_matte
-from pixelmill.engines.background.regions import COMPILED as REGIONS
+from pixelmill.engines.background import (
+    REGIONS,
+    QualityParams,
+    SubjectParams,
+    SubjectType,
+    subject_matte,
+)
 from pixelmill.engines.base import (
     BaseEngine,
     EngineError,
