@@ -256,6 +256,19 @@ TILE = 360
 LABEL = 34
 
 
+def _strip(tiles: list[ImageArray]) -> ImageArray:
+    """``tiles`` side by side, each with a 6 px white margin."""
+    return np.hstack([np.pad(t, ((6, 6), (6, 6), (0, 0)), constant_values=255) for t in tiles])
+
+
+def _save_scaled(sheet: ImageArray, path: str, scale: float) -> None:
+    """``sheet`` scaled by ``scale`` (area-averaged), saved as a JPEG at quality 80."""
+    size = (round(sheet.shape[1] * scale), round(sheet.shape[0] * scale))
+    small = np.asarray(cv2.resize(sheet, size, interpolation=cv2.INTER_AREA), np.uint8)
+    Image.fromarray(small).save(path, quality=80, optimize=True)
+    print(f"wrote {path}")
+
+
 def _on_checkerboard(rgba: ImageArray) -> ImageArray:
     """A transparent result drawn over the usual grey checkerboard."""
     h, w = rgba.shape[:2]
@@ -580,9 +593,7 @@ def ghost_sheet(path: str) -> None:
             ),
             _tile(cut, "new cut-out"),
         ]
-        rows.append(
-            np.hstack([np.pad(t, ((6, 6), (6, 6), (0, 0)), constant_values=255) for t in tiles])
-        )
+        rows.append(_strip(tiles))
     sheet = np.vstack(rows)
     Image.fromarray(sheet).save(path, quality=85, optimize=True)
     print(f"wrote {path}")
@@ -889,15 +900,9 @@ def parts_sheet(path: str) -> None:
             alpha = subject_matte(image, "auto", parts=on).alpha
             rgba = np.dstack([image[..., :3], (alpha * 255 + 0.5).astype(np.uint8)])
             tiles.append(_tile(rgba, version))
-        groups.append(
-            np.hstack([np.pad(t, ((6, 6), (6, 6), (0, 0)), constant_values=255) for t in tiles])
-        )
+        groups.append(_strip(tiles))
     rows = [np.hstack(groups[i : i + 2]) for i in range(0, len(groups), 2)]
-    sheet = np.vstack(rows)
-    size = (round(sheet.shape[1] * 0.75), round(sheet.shape[0] * 0.75))
-    sheet = np.asarray(cv2.resize(sheet, size, interpolation=cv2.INTER_AREA), np.uint8)
-    Image.fromarray(sheet).save(path, quality=80, optimize=True)
-    print(f"wrote {path}")
+    _save_scaled(np.vstack(rows), path, 0.75)
 
 
 def pockets_sheet(path: str) -> None:
@@ -920,14 +925,8 @@ def pockets_sheet(path: str) -> None:
                 setattr(trimap_module, "open_pockets", real)  # noqa: B010
             rgba = np.dstack([image[..., :3], (alpha * 255 + 0.5).astype(np.uint8)])
             tiles.append(_tile(rgba, version))
-        groups.append(
-            np.hstack([np.pad(t, ((6, 6), (6, 6), (0, 0)), constant_values=255) for t in tiles])
-        )
-    sheet = np.vstack(groups)
-    size = (round(sheet.shape[1] * 0.6), round(sheet.shape[0] * 0.6))
-    sheet = np.asarray(cv2.resize(sheet, size, interpolation=cv2.INTER_AREA), np.uint8)
-    Image.fromarray(sheet).save(path, quality=80, optimize=True)
-    print(f"wrote {path}")
+        groups.append(_strip(tiles))
+    _save_scaled(np.vstack(groups), path, 0.6)
 
 
 def main() -> None:
