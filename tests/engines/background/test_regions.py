@@ -1,6 +1,7 @@
 """``regions.segmentations`` gives scikit-image's ``felzenszwalb`` label for label (the parts
 step's votes were tuned on it), for every setting the parts step uses and on edge cases: flat
-images (every weight ties), noise, thin strips, an image smaller than ``min_size``."""
+images (every weight ties), noise, thin strips, an image smaller than ``min_size``. The
+per-region sums and contacts the parts step reads from them are NumPy's to the bit."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from skimage import data
 from skimage.segmentation import felzenszwalb
 
 from pixelmill.engines.background.parts import MIN_REGION, SEGMENTATIONS
-from pixelmill.engines.background.regions import segmentations
+from pixelmill.engines.background.regions import contacts, region_sums, segmentations
 
 
 def _small(image: npt.NDArray[np.uint8], side: int = 128) -> npt.NDArray[np.uint8]:
@@ -63,3 +64,48 @@ def test_a_caller_that_stops_early_gets_the_first_settings_only() -> None:
     )
     # The regions are not all one: a real segmentation of a photo.
     assert 10 < int(first.max()) < first.size // MIN_REGION
+
+
+@pytest.mark.parametrize("name", ["coffee", "noise", "steps", "row", "column", "tiny"])
+def test_region_sums_and_contacts_are_numpys(name: str) -> None:
+    image = _photos()[name]
+    labels = next(segmentations(image, SEGMENTATIONS[:1], MIN_REGION))
+    n = int(labels.max()) + 1
+    rng = np.random.default_rng(3)
+    rows = np.stack(
+        [
+            np.ones(labels.size),
+            rng.random(labels.size),
+            (rng.random(labels.size) > 0.5).astype(np.float64),
+            cv2.cvtColor(image, cv2.COLOR_RGB2LAB)[..., 1].ravel().astype(np.float64),
+        ]
+    )
+    sums = region_sums(labels, n, rows)
+    flat = labels.ravel()
+    for k, row in enumerate(rows):
+        # The same order of summation: equal to the bit, not merely close.
+        assert np.array_equal(sums[:, k], np.bincount(flat, weights=row, minlength=n))
+    # Each 4-neighbour pair of pixels in different regions, counted both ways.
+    a = np.concatenate([labels[:, :-1].ravel(), labels[:-1, :].ravel()])
+    b = np.concatenate([labels[:, 1:].ravel(), labels[1:, :].ravel()])
+    expected = np.zeros((n, n), np.int64)
+    np.add.at(expected, (a[a != b], b[a != b]), 1)
+    counted = contacts(labels, n)
+    assert np.array_equal(counted, expected + expected.T)
+    assert counted.sum() == 2 * int((a != b).sum())
+
+
+def test_the_edge_sort_is_numpys_stable_argsort() -> None:
+    from pixelmill.engines.background.regions import COMPILED
+
+    rng = np.random.default_rng(5)
+    # Many ties (quantised weights, zeros) and weights spread over several exponents.
+    for weights in (
+        np.round(rng.random(5000) * 40) / 40,
+        rng.random(3000) ** 8,
+        np.zeros(100),
+        np.array([0.5]),
+        np.sqrt(rng.integers(0, 3, 4000) / 3.0),
+    ):
+        order = COMPILED.get().argsort(np.ascontiguousarray(weights, np.float64))
+        assert np.array_equal(order, np.argsort(weights, kind="stable"))

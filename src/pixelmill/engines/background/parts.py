@@ -65,7 +65,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from pixelmill.engines.background.regions import segmentations
+from pixelmill.engines.background.regions import contacts, region_sums, segmentations
 from pixelmill.engines.background.trimap import enclosed
 from pixelmill.engines.base import ImageArray
 from pixelmill.engines.runtime.segmentation import Mask, guide_image
@@ -170,16 +170,6 @@ def _small(image: ImageArray, confidence: Mask) -> tuple[ImageArray, Mask]:
     return small, conf
 
 
-def _contacts(seg: npt.NDArray[np.int32], n: int) -> npt.NDArray[np.int32]:
-    """``n`` × ``n`` counts of 4-neighbour pixel pairs between regions."""
-    a = np.concatenate([seg[:, :-1].ravel(), seg[:-1, :].ravel()])
-    b = np.concatenate([seg[:, 1:].ravel(), seg[1:, :].ravel()])
-    differ = a != b
-    pairs = a[differ] * n + b[differ]
-    counts = np.bincount(pairs, minlength=n * n).reshape(n, n).astype(np.int32)
-    return counts + counts.T
-
-
 def _fill_enclosed(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """``mask`` with the background regions it encloses (not touching the frame) filled."""
     outside = (~mask).view(np.uint8)
@@ -195,83 +185,53 @@ def _frame(shape: tuple[int, int]) -> npt.NDArray[np.bool_]:
     return rim
 
 
-def wrap_share(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) -> float:
-    """The share of the directions around ``subject``'s centre (in ``BINS`` sectors) in which
-    ``part`` lies: a saucer under a cup spans the lower half and more, a launch pad under a
-    rocket a narrow sector."""
-    ys, xs = np.nonzero(subject)
+def wrap_share(part: npt.NDArray[np.bool_], centre: tuple[float, float]) -> float:
+    """The share of the directions around ``centre`` (the subject's, row and column; in
+    ``BINS`` sectors) in which ``part`` lies: a saucer under a cup spans the lower half and
+    more, a launch pad under a rocket a narrow sector."""
     py, px = np.nonzero(part)
-    if ys.size == 0 or py.size == 0:
+    if py.size == 0:
         return 0.0
-    angle = np.arctan2(py - ys.mean(), px - xs.mean())
+    angle = np.arctan2(py - centre[0], px - centre[1])
     sector = np.floor((angle + np.pi) / (2 * np.pi) * BINS).astype(np.int64) % BINS
     return float(np.unique(sector).size / BINS)
 
 
-def border_overrun(part: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_]) -> int:
-    """The pixels of the frame's edge that ``part`` runs along farther than ``REACH`` from where
-    the subject itself meets the edge (all of them when the subject does not)."""
+def beyond_reach(subject: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The pixels of the frame's edge farther than ``REACH`` from where ``subject`` meets it
+    (all of them when it does not): a part running along them runs beyond the subject."""
     frame = _frame(subject.shape)
-    touching = part & frame
-    if not touching.any():
-        return 0
     contact = subject & frame
     if not contact.any():
-        return int(touching.sum())
+        return frame
     gap = cv2.distanceTransform((~contact).view(np.uint8), cv2.DIST_L2, 3)
-    return int((touching & (gap > REACH * SIDE)).sum())
-
-
-def _placed(
-    parts: npt.NDArray[np.bool_], subject: npt.NDArray[np.bool_], colour: npt.NDArray[np.float64]
-) -> npt.NDArray[np.bool_] | None:
-    """The joined parts' connected pieces that sit where a product's part can, and look like one:
-
-    - no larger than ``MAX_PIECE`` times the subject, and of a colour of its own (``colour``:
-      mean CIELAB chroma, or on a plain backdrop all of CIELAB, at least ``DISTINCT`` from the
-      rest of the background: a saucer on a table, a lid on bricks or on a grey sweep; the
-      forest floor under a tiger is the forest's colour);
-    - away from the frame's edge, or meeting it only where the subject does (a tight framing),
-      or wrapping the subject (a saucer under a cup, cut by the frame) while running along at
-      most ``MAX_RUN`` of the frame's edge and not across the frame (from one side to the
-      opposite one). A piece that runs along the edge by itself (a launch pad under a rocket,
-      a table, a wall, a footbridge) is the scene.
-    """
-    count, labels = cv2.connectedComponents(parts.view(np.uint8), connectivity=8)
-    kept = np.zeros_like(parts)
-    size = float(subject.sum())
-    perimeter = 2 * (parts.shape[0] + parts.shape[1])
-    for i in range(1, count):
-        piece = labels == i
-        rest = ~piece & ~subject
-        if piece.sum() > MAX_PIECE * size or not rest.any():
-            continue
-        own = float(np.linalg.norm(colour[piece].mean(axis=0) - colour[rest].mean(axis=0)))
-        if own < DISTINCT:
-            continue
-        overrun = border_overrun(piece, subject)
-        if overrun <= OVERRUN:
-            kept |= piece
-            continue
-        spans = (piece[0].any() and piece[-1].any()) or (piece[:, 0].any() and piece[:, -1].any())
-        if not spans and overrun <= MAX_RUN * perimeter and wrap_share(piece, subject) >= WRAP:
-            kept |= piece
-    return kept if kept.any() else None
+    far: npt.NDArray[np.bool_] = frame & (gap > REACH * SIDE)
+    return far
 
 
 class _Pixels(NamedTuple):
-    """What the segmentations share, per pixel of the ``SIDE`` copy: found once per image."""
+    """What the segmentations share, found once per image: per-pixel values of the ``SIDE``
+    copy (flat) that are summed over each region (``rows``, indexed by the ``_AREA`` ...
+    ``_LAB`` constants) and over each joined piece (``piece_rows``, see :func:`_placed`)."""
 
     subject: npt.NDArray[np.bool_]
-    far: npt.NDArray[np.float64]  # farther than the halo from the subject
-    hot: npt.NDArray[np.float64]  # far, and at the joining level
-    warm: npt.NDArray[np.float64]  # at WARM times the background's level
-    lab: npt.NDArray[np.float64]  # CIELAB, one row per pixel
-    frame: npt.NDArray[np.float64]  # on the frame's edge
-    near: npt.NDArray[np.float64]  # within NEAR of the subject, outside it
+    rows: npt.NDArray[np.float64]
+    piece_rows: npt.NDArray[np.float64]
     plain: bool  # a plain backdrop (PLAIN)
-    colour: npt.NDArray[np.float64]  # what DISTINCT compares: chroma, or all of CIELAB if plain
     backdrop: npt.NDArray[np.float64]  # the mean chroma outside the subject
+    backdrop_sum: npt.NDArray[np.float64]  # what DISTINCT compares, summed outside the subject
+    backdrop_count: float  # pixels outside the subject
+    size: float  # pixels in the subject
+    centre: tuple[float, float]  # the subject's (row, column)
+    beyond: npt.NDArray[np.bool_]  # the frame's edge beyond the subject's reach (beyond_reach)
+
+
+_AREA, _INSIDE, _FAR, _HOT, _NEAR, _WARM, _FRAME = range(7)
+"""Rows of :attr:`_Pixels.rows`: 1; in the subject; farther than the halo from it; far, and at
+the joining level; within ``NEAR`` of it, outside it; at ``WARM`` times the background's level;
+on the frame's edge..."""
+_LAB = slice(7, 10)
+"""... and CIELAB's three channels."""
 
 
 def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _Pixels:
@@ -281,20 +241,44 @@ def _pixels(small: ImageArray, conf: Mask, subject: npt.NDArray[np.bool_]) -> _P
     beyond = gap > HALO * SIDE
     plain = _plain(lab, beyond)
     level = max(PLAIN_FLOOR if plain else FLOOR, RELATIVE * background)
-    far = beyond.ravel().astype(np.float64)
+    far = beyond.ravel()
     values = conf.ravel()
+    rows = np.empty((10, subject.size), np.float64)
+    rows[_AREA] = 1.0
+    rows[_INSIDE] = subject.ravel()
+    rows[_FAR] = far
+    rows[_HOT] = far & (values >= level)
+    rows[_NEAR] = ((gap > 0) & (gap <= NEAR)).ravel()
+    rows[_WARM] = values >= WARM * background
+    rows[_FRAME] = _frame(subject.shape).ravel()
+    rows[_LAB] = lab.reshape(-1, 3).T
+    # What DISTINCT compares: the chroma, or on a plain backdrop all of CIELAB (lightness
+    # weighed LIGHTNESS).
     weights = np.array([LIGHTNESS, 1.0, 1.0], np.float32)
+    colour = (lab * weights if plain else lab[..., 1:]).astype(np.float64)
+    channels = colour.reshape(-1, colour.shape[-1]).T
+    outside = ~subject
+    ys, xs = np.nonzero(subject)
     return _Pixels(
         subject=subject,
-        far=far,
-        hot=far * (values >= level),
-        warm=(values >= WARM * background).astype(np.float64),
-        lab=lab.reshape(-1, 3).astype(np.float64),
-        frame=_frame(subject.shape).ravel().astype(np.float64),
-        near=((gap > 0) & (gap <= NEAR)).ravel().astype(np.float64),
+        rows=rows,
+        piece_rows=np.ascontiguousarray(
+            np.concatenate(
+                [
+                    rows[_AREA][None],
+                    channels,
+                    1.0 - rows[_INSIDE][None],
+                    channels * (1.0 - rows[_INSIDE]),
+                ]
+            )
+        ),
         plain=plain,
-        colour=(lab * weights if plain else lab[..., 1:]).astype(np.float64),
-        backdrop=lab[~subject][:, 1:].mean(axis=0).astype(np.float64),
+        backdrop=lab[outside][:, 1:].mean(axis=0).astype(np.float64),
+        backdrop_sum=colour[outside].sum(axis=0),
+        backdrop_count=float(outside.sum()),
+        size=float(ys.size),
+        centre=(float(ys.mean()), float(xs.mean())),
+        beyond=beyond_reach(subject),
     )
 
 
@@ -311,30 +295,74 @@ def _plain(lab: npt.NDArray[np.float32], backdrop: npt.NDArray[np.bool_]) -> boo
     return float((steep[backdrop] < SMOOTH).mean()) >= PLAIN
 
 
+def _placed(parts: npt.NDArray[np.bool_], px: _Pixels) -> npt.NDArray[np.bool_] | None:
+    """The joined parts' connected pieces that sit where a product's part can, and look like one:
+
+    - no larger than ``MAX_PIECE`` times the subject, and of a colour of its own (its
+      mean CIELAB chroma, or on a plain backdrop all of CIELAB, at least ``DISTINCT`` from the
+      rest of the background: a saucer on a table, a lid on bricks or on a grey sweep; the
+      forest floor under a tiger is the forest's colour);
+    - away from the frame's edge, or meeting it only where the subject does (a tight framing),
+      or wrapping the subject (a saucer under a cup, cut by the frame) while running along at
+      most ``MAX_RUN`` of the frame's edge and not across the frame (from one side to the
+      opposite one). A piece that runs along the edge by itself (a launch pad under a rocket,
+      a table, a wall, a footbridge) is the scene.
+    """
+    count, labels = cv2.connectedComponents(parts.view(np.uint8), connectivity=8)
+    # Each piece's size and colour sum, and its pixel count and colour sum outside the subject
+    # (the rest of the background is the background's total without them).
+    sums = region_sums(np.asarray(labels, np.int32), count, px.piece_rows)
+    k = px.backdrop_sum.size
+    area, colours, out, out_colours = (
+        sums[:, 0],
+        sums[:, 1 : 1 + k],
+        sums[:, 1 + k],
+        sums[:, 2 + k :],
+    )
+    kept = np.zeros_like(parts)
+    perimeter = 2 * (parts.shape[0] + parts.shape[1])
+    for i in range(1, count):
+        rest = px.backdrop_count - out[i]
+        if area[i] > MAX_PIECE * px.size or rest <= 0:
+            continue
+        piece = labels == i
+        own = float(
+            np.linalg.norm(colours[i] / area[i] - (px.backdrop_sum - out_colours[i]) / rest)
+        )
+        if own < DISTINCT:
+            continue
+        overrun = int((piece & px.beyond).sum())
+        if overrun <= OVERRUN:
+            kept |= piece
+            continue
+        spans = (piece[0].any() and piece[-1].any()) or (piece[:, 0].any() and piece[:, -1].any())
+        if not spans and overrun <= MAX_RUN * perimeter and wrap_share(piece, px.centre) >= WRAP:
+            kept |= piece
+    return kept if kept.any() else None
+
+
 def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_] | None:
     """The parts joined to the subject on one segmentation ``seg`` (``None`` when none is)."""
     subject = px.subject
     n = int(seg.max()) + 1
-    flat = seg.ravel()
-    area = np.bincount(flat, minlength=n).astype(np.float64)
-    inside = np.bincount(flat, weights=subject.ravel().astype(np.float64), minlength=n) / area
-    counted = np.bincount(flat, weights=px.far, minlength=n)
-    hot_pixels = np.bincount(flat, weights=px.hot, minlength=n)
-    hot = (hot_pixels >= HOT * counted) & (counted >= 0.5 * area)
-    contact = _contacts(seg, n) >= 2
+    sums = region_sums(seg, n, px.rows)
+    area = sums[:, _AREA]
+    inside = sums[:, _INSIDE] / area
+    counted = sums[:, _FAR]
+    hot = (sums[:, _HOT] >= HOT * counted) & (counted >= 0.5 * area)
+    contact = contacts(seg, n) >= 2
     member = inside >= 0.5
-    beside = np.bincount(flat, weights=px.near, minlength=n) >= NEAR_RUN
+    beside = sums[:, _NEAR] >= NEAR_RUN
     touching = (contact[:, member].any(axis=1) | beside) & ~member
     if not (touching & hot).any():
         # The first round joins hot regions only (the colour rules continue a joined part):
         # none touches the subject, so nothing joins (most photos; the colours are not read).
         return None
-    warm = np.bincount(flat, weights=px.warm, minlength=n) >= 0.5 * area
-    sums = [np.bincount(flat, weights=px.lab[:, i], minlength=n) for i in range(3)]
-    mean = np.asarray(np.stack(sums, 1), np.float64) / area[:, None]
+    warm = sums[:, _WARM] >= 0.5 * area
+    mean = sums[:, _LAB] / area[:, None]
     # Shade changes a surface's lightness more than its chroma.
     mean[:, 0] *= LIGHTNESS
-    framed = np.bincount(flat, weights=px.frame, minlength=n) > 0
+    framed = sums[:, _FRAME] > 0
     # On a plain backdrop, a region of the backdrop's own chroma is the backdrop or its shadow:
     # it is not bridged by colour alone.
     shade = np.zeros(n, np.bool_)
@@ -368,7 +396,7 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
         touching = (contact[:, member].any(axis=1) | beside) & ~member
     if not joined.any():
         return None
-    parts = _placed(joined[seg], subject, px.colour)
+    parts = _placed(joined[seg], px)
     if parts is None:
         return None
     return _whole(parts, subject)
@@ -405,7 +433,7 @@ def attached_parts(image: ImageArray, confidence: Mask) -> npt.NDArray[np.bool_]
         # with parts around it: what touches it there is the scene.
         return None
     px = _pixels(small, conf, subject)
-    if not px.hot.any():
+    if not px.rows[_HOT].any():
         # Regions join first on hot pixels (the colour rules only continue a joined part).
         return None
     needed = VOTE * len(SEGMENTATIONS)

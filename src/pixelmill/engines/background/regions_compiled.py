@@ -139,3 +139,66 @@ def merge(a: Any, b: Any, weights: Any, pixels: Any, scale: Any, min_size: Any) 
         else:
             labels[i] = labels[r]
     return labels
+
+
+@_jit
+def region_sums(labels: Any, n: Any, weights: Any) -> Any:
+    """``n`` × K sums of the K rows of ``weights`` (K × pixels, float64) over each label of
+    ``labels`` (flat, 0..n-1): K ``np.bincount(labels, weights=row, minlength=n)`` in one pass,
+    summed in the same (pixel) order, so the same to the bit."""
+    k = weights.shape[0]
+    out = np.zeros((n, k))
+    for i in range(labels.size):
+        r = labels[i]
+        for j in range(k):
+            out[r, j] += weights[j, i]
+    return out
+
+
+@_jit
+def contacts(labels: Any, n: Any) -> Any:
+    """``n`` × ``n`` counts (int32, symmetric) of the 4-neighbour pixel pairs between regions of
+    ``labels`` (H × W, 0..n-1)."""
+    h, w = labels.shape
+    out = np.zeros((n, n), np.int32)
+    for y in range(h):
+        for x in range(w):
+            a = labels[y, x]
+            if x + 1 < w:
+                b = labels[y, x + 1]
+                if a != b:
+                    out[a, b] += 1
+                    out[b, a] += 1
+            if y + 1 < h:
+                b = labels[y + 1, x]
+                if a != b:
+                    out[a, b] += 1
+                    out[b, a] += 1
+    return out
+
+
+@_jit
+def argsort(weights: Any) -> Any:
+    """The order that sorts ``weights`` (float64, none negative), equal weights by index:
+    ``np.argsort(weights, kind="stable")``, by a least-significant-digit radix sort on the
+    weights' bits (for non-negative floats their order as unsigned integers), 11 bits a pass,
+    skipping the passes where every key has the same digit."""
+    n = weights.size
+    keys = weights.view(np.uint64)
+    order = np.arange(n)
+    spare = np.empty(n, np.int64)
+    count = np.empty(2049, np.int64)
+    for shift in range(0, 64, 11):
+        count[:] = 0
+        for i in range(n):
+            count[((keys[order[i]] >> shift) & 2047) + 1] += 1
+        if count.max() == n:
+            continue
+        for j in range(2048):
+            count[j + 1] += count[j]
+        for i in range(n):
+            digit = (keys[order[i]] >> shift) & 2047
+            spare[count[digit]] = order[i]
+            count[digit] += 1
+        order, spare = spare, order
+    return order
