@@ -533,20 +533,20 @@ def refine_outline(
     colour = lab[box].astype(np.float32)
     window = (2 * half + 1, 2 * half + 1)
 
-    def local_mean(side: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float32], Mask]:
+    def local_sums(side: npt.NDArray[np.bool_]) -> tuple[Mask, npt.NDArray[np.float32]]:
         weight = side[box].astype(np.float32)
         count = cv2.boxFilter(weight, -1, window, normalize=False)
         total = cv2.boxFilter(colour * weight[..., None], -1, window, normalize=False)
-        mean = np.asarray(total / np.maximum(count, 1e-6)[..., None], np.float32)
-        return mean, np.asarray(count, np.float32)
+        return np.asarray(count, np.float32), np.asarray(total, np.float32)
 
-    inside, inside_count = local_mean(sure)
-    outside, outside_count = local_mean(away)
+    inside_count, inside_total = local_sums(sure)
+    outside_count, outside_total = local_sums(away)
     decide = band[box] & (inside_count > 0.5) & (outside_count > 0.5)
+    # The local means, where a pixel is decided only.
+    inside = inside_total[decide] / np.maximum(inside_count[decide], 1e-6)[:, None]
+    outside = outside_total[decide] / np.maximum(outside_count[decide], 1e-6)[:, None]
     here = colour[decide]
-    nearer = np.linalg.norm(here - inside[decide], axis=1) < np.linalg.norm(
-        here - outside[decide], axis=1
-    )
+    nearer = np.linalg.norm(here - inside, axis=1) < np.linalg.norm(here - outside, axis=1)
     refined = part.copy()
     refined[box][decide] = nearer
     smooth = cv2.medianBlur(refined.astype(np.uint8) * 255, 5) > 127
