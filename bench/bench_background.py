@@ -781,8 +781,9 @@ def parts_sizes() -> None:
     removal = BackgroundRemovalEngine()
     removal.load()
     saucer = coffee_saucer()[0][:, 100:500].astype(np.uint8)
+    photo = np.asarray(data.coffee(), np.uint8)  # type: ignore[no-untyped-call]
     families = {
-        "from the 400 px crop": np.asarray(data.coffee(), np.uint8)[:, 100:500],
+        "from the 400 px crop": photo[:, 100:500],
         "from the 512 px copy": coffee_square()[0],
     }
     rows, targets = [], []

@@ -462,13 +462,19 @@ def drop_fragments(confidence: Mask) -> Mask:
     areas = stats[:, cv2.CC_STAT_AREA].copy()
     areas[0] = 0
     largest = int(np.argmax(areas))
+    small = areas < FRAGMENT * areas[largest]
+    small[0] = False
+    if not small.any():
+        return confidence
     gap = np.asarray(
         cv2.distanceTransform((labels != largest).view(np.uint8), cv2.DIST_L2, 3), np.float32
     )
-    nearest = np.full(count, np.inf, np.float32)
-    np.minimum.at(nearest, np.asarray(labels.ravel(), np.intp), gap.ravel())
-    small = (areas < FRAGMENT * areas[largest]) & (nearest > DETACHED * max(confidence.shape))
-    small[0] = False
+    # Each small component's distance from the largest, read in its own box.
+    for i in np.flatnonzero(small):
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        box = (slice(y, y + h), slice(x, x + w))
+        nearest = float(gap[box][labels[box] == i].min())
+        small[i] = nearest > DETACHED * max(confidence.shape)
     if not small.any():
         return confidence
     # The fragment and its soft rim (the pixels just below the threshold around it, nearer it
