@@ -29,8 +29,8 @@ remaining edge, counting sizes as it goes.
 Six segmentations of a 128 px copy (the parts step's): 11-13 ms against scikit-image's
 47-58 ms (the same machine, 2 cores) with NumPy's sort, ~3 ms less with the radix sort. numba
 costs ~0.5 s and ~57 MB of private memory (~120 MB more of its shared library, mapped and
-shared between processes) in a process that imports it, and compiles these loops once (~3 s;
-~1 s when they are read from its cache, beside this file or numba's user-wide cache, or
+shared between processes) in a process that imports it, and compiles these loops once (~5 s;
+~0.8 s when they are read from its cache, beside this file or numba's user-wide cache, or
 ``NUMBA_CACHE_DIR``): :data:`COMPILED` is loaded with the engines
 that cut out (their ``models``) or on first use, never at import.
 """
