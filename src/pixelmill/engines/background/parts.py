@@ -378,26 +378,24 @@ def _segment_parts(px: _Pixels, seg: npt.NDArray[np.int32]) -> npt.NDArray[np.bo
     shade = np.zeros(n, np.bool_)
     if px.plain:
         shade = np.linalg.norm(mean[:, 1:] - px.backdrop, axis=1) < DISTINCT
+    # What the rounds compare, found once: the regions in contact of one colour (``COLOUR``),
+    # and those a bridge may join (touching the subject, inside the frame, not its shade).
+    distance = np.linalg.norm(mean[:, None, :] - mean[None, :, :], axis=2)
+    alike_pairs = contact & (distance <= COLOUR)
+    bridgeable = contact[:, member].any(axis=1) & ~framed & ~shade
     joined = np.zeros(n, np.bool_)
     for _ in range(ROUNDS):
-        # A region touching a joined region of its colour, and above the background's
-        # confidence, continues that part (its shadowed side).
-        near = contact[:, joined]
         alike = np.zeros(n, np.bool_)
         bridge = np.zeros(n, np.bool_)
-        if near.any():
-            gaps = np.linalg.norm(mean[:, None, :] - mean[None, joined, :], axis=2)
-            alike = (near & (gaps <= COLOUR)).any(axis=1) & warm
+        if contact[:, joined].any():
+            # A region touching a joined region of its colour, and above the background's
+            # confidence, continues that part (its shadowed side).
+            alike = alike_pairs[:, joined].any(axis=1) & warm
             # A region between the subject and a joined part, inside the frame, of the joined
             # parts' overall colour lies on the part too (a saucer's side under the cup that
             # the model gives the table's confidence).
             model = (mean[joined] * area[joined, None]).sum(axis=0) / area[joined].sum()
-            bridge = (
-                contact[:, inside >= 0.5].any(axis=1)
-                & ~framed
-                & ~shade
-                & (np.linalg.norm(mean - model, axis=1) <= BRIDGE)
-            )
+            bridge = bridgeable & (np.linalg.norm(mean - model, axis=1) <= BRIDGE)
         grow = touching & (hot | alike | bridge)
         if not grow.any():
             break
