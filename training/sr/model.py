@@ -361,6 +361,49 @@ class MixSRNet(nn.Module):
             mix.ctx.load_state_dict(net.ctx.state_dict() if net.ctx is not None else {})
         return mix
 
+    def load_narrower(self, state: dict[str, torch.Tensor], channels: int, depth: int) -> None:
+        """Continue from an exported mixture with the same experts and at most as many channels
+        and body layers (a `high` network grown from a `balanced` one). Each expert is widened
+        as :meth:`SRNet.load_plain` widens a plain network: old weights fill the first channels,
+        weights from new channels into old ones (and into the tail) are zero, new channels keep
+        their fresh incoming weights, new body layers (at the end) start as the identity. The
+        context head's gains are laid out ``(depth, channels)``: old rows go to their layer and
+        channel, new rows start at zero (a gain of exactly 1). The router is kept. The wider,
+        deeper mixture computes exactly what the source did until training moves it."""
+        assert channels <= self.channels
+        assert depth <= self.depth
+        with torch.no_grad():
+            for name, conv in self.layers():
+                if f"{name}.weight" not in state:  # a new body layer: the identity
+                    conv.weight.zero_()
+                    assert conv.bias is not None
+                    conv.bias.zero_()
+                    idx = torch.arange(self.channels)
+                    conv.weight[:, idx, idx, 1, 1] = 1.0
+                    continue
+                v = state[f"{name}.weight"]
+                o, i = v.shape[1], v.shape[2]
+                conv.weight[:, :, i:] = 0.0
+                conv.weight[:, :o, :i] = v
+                if conv.bias is not None:
+                    conv.bias[:, :o] = state[f"{name}.bias"]
+            first, last = self.ctx[0], self.ctx[2]
+            assert isinstance(first, nn.Linear)
+            assert isinstance(last, nn.Linear)
+            first.weight.copy_(state["ctx.0.weight"])
+            first.bias.copy_(state["ctx.0.bias"])
+            w_old = state["ctx.2.weight"].view(depth, channels, -1)
+            b_old = state["ctx.2.bias"].view(depth, channels)
+            w = torch.zeros(self.depth, self.channels, w_old.shape[2])
+            b = torch.zeros(self.depth, self.channels)
+            w[:depth, :channels] = w_old
+            b[:depth, :channels] = b_old
+            last.weight.copy_(w.view(self.depth * self.channels, -1))
+            last.bias.copy_(b.view(-1))
+            for k, v in state.items():
+                if k.startswith("router."):
+                    self.get_parameter(k).copy_(v)
+
     def centre_router(self, stats: torch.Tensor, spread: float) -> None:
         """Data-dependent start for the router: over the statistics ``stats`` of a sample of
         training patches, each expert's logit gets mean 0 and standard deviation ``spread``,

@@ -335,8 +335,17 @@ def main() -> None:
         assert args.context, "--experts needs --context (the router reads the statistics)"
         net = MixSRNet.from_plain(net, args.experts)  # type: ignore[assignment]
         if init_mixture is not None:
-            net.load_state_dict(init_mixture)
-            print("the experts and the router as exported", flush=True)
+            src = json.loads(meta["pixelmill_config"])
+            if (src["channels"], src["depth"]) == (args.channels, args.depth):
+                net.load_state_dict(init_mixture)
+                print("the experts and the router as exported", flush=True)
+            else:
+                net.load_narrower(init_mixture, src["channels"], src["depth"])
+                print(
+                    f"the experts and the router as exported, grown from {src['channels']} "
+                    f"channels x {src['depth']} layers",
+                    flush=True,
+                )
         else:
             print(f"{args.experts} experts, each a copy of the network so far", flush=True)
     if args.init_full is not None:

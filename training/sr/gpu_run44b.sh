@@ -1,0 +1,43 @@
+#!/bin/bash
+# Issue 44's second GPU run (training/sr/README.md, "Issue 44: a `high` worth its cost"): `high`
+# ×4 grown from the shipped balanced ×4 mixture (wider and deeper, `MixSRNet.load_narrower`: it
+# starts exactly where balanced ×4 is), and `high` ×2 trained on with extra clean patches, four
+# runs side by side; each exported on the device and packed into its own tar for the trip back.
+#   W: high ×4, 48 channels × 10 layers      X: high ×4, 64 channels × 12 layers
+#   Y: high ×2 continued as it is (32 × 10)  Z: high ×2 grown to 32 × 12
+# Usage (repository root; .gpu/sr-train packed by training/overlay/gpu_pack.sh, carried):
+#   bash training/sr/gpu_run44b.sh MINUTES WORKERS_EACH OUTDIR
+set -u
+MIN=$1; W=$2; O=$3
+mkdir -p "$O" /tmp/r44b
+export PYTHONUNBUFFERED=1
+ROOT=$PWD
+M=$ROOT/src/pixelmill/engines/upscale/models
+DATA=${DATA:-$ROOT/.gpu/sr-train}
+PY=${PY:-python3}
+{ nvidia-smi -L; "$PY" -c "import torch; print(torch.__version__, torch.cuda.is_available())"; nproc; } > "$O/env.txt" 2>&1
+cd training/sr
+run() { # name scale seed lr batch extra...
+  local n=$1 s=$2 seed=$3 lr=$4 b=$5; shift 5
+  "$PY" train.py --out /tmp/r44b/$n --scale "$s" --batch "$b" --lr "$lr" --clean 0.3 --seed "$seed" \
+    --steps 1000000000 --minutes "$MIN" --threads 2 --loss logmse --context --experts 3 \
+    --warmup 200 --eval-every 4000 --eval-conditions 4 --data "$DATA" --workers "$W" \
+    --device cuda --kernel-prob 0.25,0.1,0.1,0.1,0.1,0.175,0.175 "$@" > "$O/$n.log" 2>&1
+}
+run W 4 91 2e-4 32 --channels 48 --depth 10 --patch 48 --init-onnx "$M/pixelmill-sr-x4.onnx" &
+run X 4 92 2e-4 32 --channels 64 --depth 12 --patch 48 --init-onnx "$M/pixelmill-sr-x4.onnx" &
+run Y 2 93 1e-4 64 --channels 32 --depth 10 --patch 64 --init-onnx "$M/pixelmill-sr-x2-high.onnx" &
+run Z 2 94 1e-4 64 --channels 32 --depth 12 --patch 64 --init-onnx "$M/pixelmill-sr-x2-high.onnx" &
+wait
+for n in W X Y Z; do
+  ck=/tmp/r44b/$n/final.pt; [ -f "$ck" ] || ck=/tmp/r44b/$n/latest.pt
+  [ -f "$ck" ] || continue
+  s=2; name=pixelmill-sr-x2-high; case $n in W|X) s=4; name=pixelmill-sr-x4-high;; esac
+  mkdir -p /tmp/r44b/x/$n
+  "$PY" export.py "$ck" /tmp/r44b/x/$n/$name.onnx --name $name >> "$O/export.log" 2>&1
+  rm -f /tmp/r44b/x/$n/$name-context.onnx /tmp/r44b/x/$n/$name-plain.onnx  # folded here again
+  case $n in Y|Z) cp "$ck" /tmp/r44b/x/$n/ck.pt;; esac
+  cp /tmp/r44b/$n/log.json /tmp/r44b/x/$n/ 2>/dev/null
+  tar -C /tmp/r44b/x -czf "$O/$n.tgz" $n
+done
+ls -la "$O"
