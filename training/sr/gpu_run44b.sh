@@ -35,8 +35,7 @@ for n in W X Y Z; do
   s=2; name=pixelmill-sr-x2-high; case $n in W|X) s=4; name=pixelmill-sr-x4-high;; esac
   mkdir -p /tmp/r44b/x/$n
   "$PY" export.py "$ck" /tmp/r44b/x/$n/$name.onnx --name $name >> "$O/export.log" 2>&1
-  rm -f /tmp/r44b/x/$n/$name-context.onnx /tmp/r44b/x/$n/$name-plain.onnx  # folded here again
-  case $n in Y|Z) cp "$ck" /tmp/r44b/x/$n/ck.pt;; esac
+  cp "$ck" /tmp/r44b/x/$n/ck.pt  # export.py writes the folded pair beside the export
   cp /tmp/r44b/$n/log.json /tmp/r44b/x/$n/ 2>/dev/null
   tar -C /tmp/r44b/x -czf "$O/$n.tgz" $n
 done

@@ -20,6 +20,8 @@ from pixelmill.engines.upscale.folded import CONTEXT_SUFFIX, PLAIN_SUFFIX, Folde
 from pixelmill.engines.upscale.learned import model_info, upscale_learned
 
 U8 = npt.NDArray[np.uint8]
+# Every network shipped, each also folded (training/sr/fold.py).
+STEMS = ("pixelmill-sr-x2", "pixelmill-sr-x2-high", "pixelmill-sr-x4", "pixelmill-sr-x4-high")
 
 # Fixed real photos never trained on (scikit-image), scored against PIL bicubic upscaling of the
 # same input (PSNR-Y, `scale` pixels shaved). Measured with the committed weights (full tables in
@@ -45,12 +47,23 @@ MIN_MEAN_GAIN_NEAREST_X2_DB = {"balanced": 0.0, "high": 0.1}
 # since stage 6): stage 13 (a 3-expert mixture) PIL +0.62 (coffee / astronaut / camera +0.78 /
 # +0.39 / +0.68), OpenCV +0.52 (+0.85 / -0.09 / +0.81); stage 9 PIL +0.62, OpenCV +0.46. The
 # x4 network before image context: -0.08 / -0.02 on average over the seven scikit-image photos.
-MIN_MEAN_GAIN_NEAREST_X4_DB = {"pil": 0.4, "cv2": 0.3}
-# high over balanced at x2, coffee and astronaut (stage 13, both networks): clean +0.24 / +0.26,
-# no-antialias +0.97 / +0.63 dB (stage 12: +0.36 / +0.30 and +1.04 / +0.39). Stage 13 gave
-# balanced more of the clean gain (held-out clean +2.07 -> +2.27), so high's clean lead fell:
-# +0.28 on the held-out photos, +0.19 on scikit-image's (models/MODEL_CARD.md, stage 13).
-MIN_HIGH_OVER_BALANCED_DB = 0.2
+# high x4 (issue 44, grown from balanced x4, with its mirror pass): PIL +0.82 (+0.97 / +0.62 /
+# +0.87), OpenCV +0.37 (+0.64 / -0.10 / +0.58).
+MIN_MEAN_GAIN_NEAREST_X4_DB = {
+    ("balanced", "pil"): 0.4,
+    ("balanced", "cv2"): 0.3,
+    ("high", "pil"): 0.6,
+    ("high", "cv2"): 0.25,
+}
+# high over balanced at x2, coffee and astronaut: clean +0.32 / +0.34, no-antialias +0.96 /
+# +0.59 dB (issue 44's 32 x 12 network; stage 13 +0.24 / +0.26 and +0.97 / +0.63; stage 12
+# +0.36 / +0.30 and +1.04 / +0.39). Held-out clean lead +0.37, scikit-image's +0.25
+# (models/MODEL_CARD.md, "High worth its cost").
+MIN_HIGH_OVER_BALANCED_DB = 0.25
+# high over balanced at x4, coffee, astronaut and camera: clean +0.16 / +0.16 / +0.12,
+# no-antialias +0.23 / +0.32 / +0.15 dB (held-out clean +0.09, the mean of 11 degradations
+# +0.09): short of the +0.3 issue 44 asks, and documented so.
+MIN_HIGH_OVER_BALANCED_X4_DB = 0.08
 
 
 def _psnr_y(a: U8, b: U8, shave: int) -> float:
@@ -115,13 +128,18 @@ def test_models_ship_in_the_package_and_load_without_network(
 ) -> None:
     models = files("pixelmill.engines.upscale") / "models"
     names = {*learned.MODEL_FILES.values(), *learned.HIGH_FILES.values()}
-    assert names == {"pixelmill-sr-x2.onnx", "pixelmill-sr-x4.onnx", "pixelmill-sr-x2-high.onnx"}
+    assert names == {
+        "pixelmill-sr-x2.onnx",
+        "pixelmill-sr-x4.onnx",
+        "pixelmill-sr-x2-high.onnx",
+        "pixelmill-sr-x4-high.onnx",
+    }
     for name in [*sorted(names), "MODEL_CARD.md"]:
         assert (models / name).is_file(), name
     for name in names:
         assert 0 < len((models / name).read_bytes()) < 5 * 1024 * 1024
     # The context networks also ship folded (training/sr/fold.py): what the engine runs.
-    for name in ("pixelmill-sr-x2", "pixelmill-sr-x2-high", "pixelmill-sr-x4"):
+    for name in STEMS:
         for suffix in (CONTEXT_SUFFIX, PLAIN_SUFFIX):
             assert (models / (name + suffix)).is_file(), name + suffix
 
@@ -136,7 +154,7 @@ def test_models_ship_in_the_package_and_load_without_network(
             model = OnnxModel(learned.model_file(scale, quality))
             model.load()
             assert model.loaded
-    for stem in ("pixelmill-sr-x2", "pixelmill-sr-x2-high", "pixelmill-sr-x4"):
+    for stem in STEMS:
         folded = FoldedNetwork(models, stem)
         folded.load()
         assert folded.context.loaded
@@ -164,7 +182,12 @@ def test_model_info() -> None:
     assert high["channels"] > balanced["channels"] and high["depth"] > balanced["depth"]
     assert high["macs_per_input_pixel"] > 4 * balanced["macs_per_input_pixel"]
     assert high["params"] > balanced["params"]
-    assert model_info(4, "high")["file"] == learned.HIGH_FILES[4] == learned.MODEL_FILES[4]
+    # x4 too: high is a wider, deeper network (grown from balanced x4, issue 44), not a rename.
+    high4, balanced4 = model_info(4, "high"), model_info(4)
+    assert high4["name"] == "pixelmill-sr-x4-high" != balanced4["name"]
+    assert high4["file"] == learned.HIGH_FILES[4] != learned.MODEL_FILES[4]
+    assert high4["channels"] > balanced4["channels"] and high4["depth"] > balanced4["depth"]
+    assert high4["macs_per_input_pixel"] > 4 * balanced4["macs_per_input_pixel"]
     assert len(model_info(8)["stages"]) == 2
     assert model_info(8, "high")["stages"][1]["name"] == "pixelmill-sr-x2-high"
     with pytest.raises(ValueError):
@@ -206,7 +229,9 @@ def test_tiled_inference_equals_one_tile(monkeypatch: pytest.MonkeyPatch, qualit
     np.testing.assert_array_equal(tiled, whole)
 
 
-@pytest.mark.parametrize(("scale", "quality"), [(2, "balanced"), (2, "high"), (4, "balanced")])
+@pytest.mark.parametrize(
+    ("scale", "quality"), [(2, "balanced"), (2, "high"), (4, "balanced"), (4, "high")]
+)
 @pytest.mark.parametrize("kernel", ["pil-bicubic", "cv2-nearest"])
 def test_folded_network_equals_the_exported_one(scale: int, quality: str, kernel: str) -> None:
     """The engine runs each context network folded (``folded.py``: the gains multiplied into
@@ -254,28 +279,32 @@ def test_mixture_gives_clean_and_aliased_inputs_different_kernels() -> None:
         assert change > least, (name, change)
 
 
-def test_high_mirror_ensemble_is_the_mean_of_both_passes() -> None:
+@pytest.mark.parametrize("scale", [2, 4])
+def test_high_mirror_ensemble_is_the_mean_of_both_passes(scale: int) -> None:
     img = _photo("chelsea")[:90, :110]
-    info = model_info(2, "high")
-    assert info["mirror_ensemble"] is True and model_info(2)["mirror_ensemble"] is False
-    model = OnnxModel(learned.model_file(2, "high"))
+    info = model_info(scale, "high")
+    assert info["mirror_ensemble"] is True and model_info(scale)["mirror_ensemble"] is False
+    model = OnnxModel(learned.model_file(scale, "high"))
     meta = learned.network_meta(model)
     plain = learned.run_network(img, model, meta).astype(np.float64)
     mirrored = learned.run_network(np.ascontiguousarray(img[:, ::-1]), model, meta)[:, ::-1]
-    both = upscale_learned(img, 2, "high").astype(np.float64)
+    both = upscale_learned(img, scale, "high").astype(np.float64)  # type: ignore[arg-type]
     # The ensemble averages the luma predictions before colour is put back and rounded.
     assert np.abs(both - (plain + mirrored) / 2).max() <= 1.0
     assert np.abs(both - plain).mean() > 0.05  # the second pass really ran
 
 
-def test_high_x4_is_the_balanced_x4_network() -> None:
-    """No larger x4 network exists, and averaging the balanced one over the eight rotations and
-    mirrorings was worth a tenth of a decibel for eight times the time (issue 44): ``high`` x4
-    is the balanced x4 network, one pass, and says so."""
-    info = model_info(4, "high")
-    assert info["file"] == model_info(4)["file"] and info["transforms"] == 1
-    img = _photo("astronaut")[100:160, 200:270]
-    assert np.array_equal(upscale_learned(img, 4, "high"), upscale_learned(img, 4))
+@pytest.mark.parametrize("antialias", [True, False])
+def test_high_beats_balanced_at_x4(antialias: bool) -> None:
+    """``high`` x4 is its own network (issue 44: balanced x4 grown to 48 channels x 10 layers
+    and trained on, with the mirror pass), ahead of balanced on every one of three photos."""
+    assert model_info(4, "high")["transforms"] == 2
+    diffs = [
+        _gain(name, 4, antialias, "high") - _gain(name, 4, antialias, "balanced")
+        for name in ("coffee", "astronaut", "camera")
+    ]
+    assert min(diffs) > 0.0, f"high - balanced: {diffs}"
+    assert sum(diffs) / len(diffs) >= MIN_HIGH_OVER_BALANCED_X4_DB, f"high - balanced: {diffs}"
 
 
 def test_rejects_bad_input() -> None:
@@ -307,10 +336,11 @@ def test_not_below_bicubic_on_nearest_neighbour_x2_input(quality: str, kernel: s
     assert sum(gains) / len(gains) >= MIN_MEAN_GAIN_NEAREST_X2_DB[quality], gains
 
 
+@pytest.mark.parametrize("quality", ["balanced", "high"])
 @pytest.mark.parametrize("kernel", ["pil", "cv2"])
-def test_not_below_bicubic_on_nearest_neighbour_x4_input(kernel: str) -> None:
-    gains = _nearest_gains(4, kernel, "balanced")
-    assert sum(gains) / len(gains) >= MIN_MEAN_GAIN_NEAREST_X4_DB[kernel], gains
+def test_not_below_bicubic_on_nearest_neighbour_x4_input(quality: str, kernel: str) -> None:
+    gains = _nearest_gains(4, kernel, quality)
+    assert sum(gains) / len(gains) >= MIN_MEAN_GAIN_NEAREST_X4_DB[(quality, kernel)], gains
 
 
 @pytest.mark.parametrize("antialias", [True, False])

@@ -84,16 +84,15 @@ trained on mixed degradations (bicubic with and without antialiasing, area, bili
 blur, noise, JPEG) so that no kind of downscaled upload comes out worse than bicubic."""
 
 LEARNED_HIGH = UpscaleMethod(
-    name="pixelmill-sr high (our larger learned residual CNN on luma for ×2, same training "
-    "mix, averaged with its prediction for the mirrored image; ×4 runs the balanced ×4 "
-    "network; ×8 = ×4 then ×2) + bicubic chroma",
+    name="pixelmill-sr high (our larger learned residual CNNs on luma for ×2 and ×4, same "
+    "training mix, each averaged with its prediction for the mirrored image; ×8 = ×4 then ×2) "
+    "+ bicubic chroma",
     upscale=lambda rgb, f: learned.upscale_learned(rgb, 4 if f == 4 else 2, "high"),
     factors=(2, 4),
     load=learned.load,
 )
-"""The larger ×2 network (5.5× the multiply-adds of ``balanced``) run twice (the image and its
-mirror image, averaged); ×4 is the balanced ×4 network (a self-ensemble of it was tried in
-issue 44: a tenth of a decibel for eight times the time); ``models/MODEL_CARD.md``."""
+"""The larger networks (×2: 6.5× the multiply-adds of ``balanced``, ×4: 4.7×) each run twice
+(the image and its mirror image, averaged); ``models/MODEL_CARD.md``."""
 
 METHODS: dict[Quality, UpscaleMethod] = {"fast": FAST, "balanced": LEARNED, "high": LEARNED_HIGH}
 """Quality level -> method. The single place to change what a quality level runs."""

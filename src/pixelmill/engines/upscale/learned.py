@@ -1,11 +1,10 @@
 """pixelmill-sr: our own learned super-resolution (×2, ×4; ×8 = ×4 then ×2), run with onnxruntime.
 
-Two quality levels: ``balanced`` runs the compact ×2 and ×4 networks, ``high`` a larger ×2
-network averaged with its prediction for the mirror image, and the balanced ×4 network averaged
-over the eight rotations and mirrorings of the input (a self-ensemble: no larger ×4 network was
-trained yet; ``model_info`` says what runs). All were trained on a mix of real-world
-degradations (bicubic with and without antialiasing, area, bilinear, nearest, mild blur, noise,
-JPEG), so one network serves every kind of downscaled upload without detecting which it got.
+Two quality levels: ``balanced`` runs the compact ×2 and ×4 networks, ``high`` larger ×2 and ×4
+networks, each averaged with its prediction for the mirror image (``model_info`` says what
+runs). All were trained on a mix of real-world degradations (bicubic with and without
+antialiasing, area, bilinear, nearest, mild blur, noise, JPEG), so one network serves every kind
+of downscaled upload without detecting which it got.
 
 The networks (trained by ``training/sr/``, described in ``models/MODEL_CARD.md``) are small
 residual CNNs on the luma channel: every convolution runs at the input resolution with *valid*
@@ -41,16 +40,16 @@ Scale = Literal[2, 4, 8]
 Quality = Literal["balanced", "high"]
 SCALES: tuple[int, ...] = (2, 4, 8)
 QUALITIES: tuple[str, ...] = ("balanced", "high")
-# The network file per quality level and native scale. ``high`` ×4 runs the ``balanced`` ×4
-# network as it is: no larger ×4 network exists (``TRANSFORMS``).
+# The network file per quality level and native scale.
 MODEL_FILES: dict[int, str] = {2: "pixelmill-sr-x2.onnx", 4: "pixelmill-sr-x4.onnx"}
-HIGH_FILES: dict[int, str] = {2: "pixelmill-sr-x2-high.onnx", 4: "pixelmill-sr-x4.onnx"}
+HIGH_FILES: dict[int, str] = {2: "pixelmill-sr-x2-high.onnx", 4: "pixelmill-sr-x4-high.onnx"}
 FILES: dict[str, dict[int, str]] = {"balanced": MODEL_FILES, "high": HIGH_FILES}
 # How many of the eight rotations and mirrorings of the input each quality level averages the
-# network's predictions over (a self-ensemble, ``run_ensemble``): ``high`` ×2 the image and its
-# mirror image. ``high`` ×4 over all eight measured +0.08 / +0.12 dB on clean input for eight
-# times the time (issue 44, models/MODEL_CARD.md): not worth it, so ``high`` ×4 is one pass.
-TRANSFORMS: dict[str, dict[int, int]] = {"balanced": {2: 1, 4: 1}, "high": {2: 2, 4: 1}}
+# network's predictions over (a self-ensemble, ``run_ensemble``): ``high`` the image and its
+# mirror image (×4: +0.03 dB on clean held-out input, +0.03 on the mean of 11 degradations;
+# the balanced ×4 network over all eight measured +0.08 / +0.12 dB for eight times the time,
+# issue 44, models/MODEL_CARD.md).
+TRANSFORMS: dict[str, dict[int, int]] = {"balanced": {2: 1, 4: 1}, "high": {2: 2, 4: 2}}
 # Low-resolution tile side (without the halo) per network scale: about 0.25 MP of input per
 # tile for ×2 and 0.06 MP for ×4 keeps the largest buffers at a few tens of MB.
 TILE: dict[int, int] = {2: 512, 4: 256}
@@ -285,7 +284,7 @@ def upscale_learned(
 ) -> npt.NDArray[np.uint8]:
     """Upscale an RGB ``(H, W, 3)`` or RGBA ``(H, W, 4)`` uint8 image by ``scale`` (2, 4 or 8)
     with pixelmill-sr at ``quality`` ("balanced": the compact networks, "high": the larger ×2
-    network and the ×4 self-ensemble); the result is exactly ``(H * scale, W * scale, C)``
+    and ×4 networks, each with its mirror pass); the result is exactly ``(H * scale, W * scale, C)``
     uint8. ×8 runs the ×4 network, then the ×2 network. Alpha is upscaled by bicubic
     interpolation."""
     img = np.asarray(rgb_or_rgba)
