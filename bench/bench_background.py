@@ -12,7 +12,9 @@ sheet; ``--parts-scenes [DIR]`` for what the step changes on the CBSD68 scene ph
 ``--save FILE.npz`` / ``--against FILE.npz`` to compare two versions; ``--parts-shadows`` for
 products with soft shadows on plain and gradient backdrops, where nothing but the product
 should join; ``--regions`` for the step's six segmentations against scikit-image's;
-``--pockets-sheet docs/cutout-pockets.jpg`` for the backdrop seen through a handle)
+``--pockets-sheet docs/cutout-pockets.jpg`` for the backdrop seen through a handle;
+``--models-dir DIR`` with ``--parts`` or ``--parts-sizes`` measures the best rembg model in DIR,
+as ``PIXELMILL_MODELS_DIR`` would give it, instead of the packaged U²-Net-p)
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from pixelmill.engines.background.engine import (
     cutout_from,
     finish_cutout,
 )
+from pixelmill.engines.background.models import RembgSaliency, best_model
 from pixelmill.engines.background.options import SubjectType, resolve_cutout
 from pixelmill.engines.background.subject import SubjectMatte, subject_matte
 from pixelmill.engines.background.trimap import confident_alpha
@@ -625,6 +628,23 @@ def largest_fragment(alpha: npt.NDArray[np.float32]) -> float:
     return 0.0 if areas.size < 2 else float(areas[-2] / areas.sum())
 
 
+MODELS_DIR: Path | None = None
+"""``--models-dir``: the operator's models folder the parts measurements use (None: the
+packaged U²-Net-p); ``SALIENCY`` is its best model, loaded."""
+SALIENCY: RembgSaliency | None = None
+
+
+def use_models_dir(folder: Path) -> None:
+    """Measure with the best rembg model in ``folder`` (``--models-dir``)."""
+    global MODELS_DIR, SALIENCY
+    model = best_model(folder)
+    if model is None:
+        raise SystemExit(f"--models-dir {folder}: no rembg model that opens")
+    MODELS_DIR, SALIENCY = folder, RembgSaliency(model)
+    SALIENCY.load()
+    print(f"saliency: {model.name} ({model.size_bytes / 1e6:.0f} MB) from {folder}")
+
+
 def parts_rows() -> list[dict[str, object]]:
     from multipart import coffee_saucer, coffee_square, items
 
@@ -632,7 +652,8 @@ def parts_rows() -> list[dict[str, object]]:
     for item in items():
         row: dict[str, object] = {"item": item.name, "parts": len(item.parts)}
         for version, on in (("before", False), ("after", True)):
-            sc = parts_scores(subject_matte(item.image, "auto", parts=on).alpha, item.parts)
+            alpha = subject_matte(item.image, "auto", SALIENCY, parts=on).alpha
+            sc = parts_scores(alpha, item.parts)
             row[f"{version} IoU"] = sc["iou"]
             row[f"{version} kept"] = sc["kept"]
         rows.append(row)
@@ -645,7 +666,7 @@ def parts_rows() -> list[dict[str, object]]:
     ):
         row = {"item": label, "parts": 1}
         for version, on in (("before", False), ("after", True)):
-            alpha = subject_matte(image, "auto", parts=on).alpha
+            alpha = subject_matte(image, "auto", SALIENCY, parts=on).alpha
             row[f"{version} IoU"] = float("nan")
             row[f"{version} kept"] = float(_opaque(alpha)[mask].mean())
             row[f"{version} fragment %"] = 100 * largest_fragment(alpha)
@@ -662,7 +683,7 @@ def parts_speed(image: ImageArray, runs: int = PARTS_RUNS) -> dict[str, float]:
     alternately in one process (the machine is shared): ``runs`` pairs after a warm-up; the
     median and the fastest of each, and the median of the pairs' differences (each pair run
     back to back, so a slow spell of the machine weighs on both of its runs)."""
-    removal = BackgroundRemovalEngine()
+    removal = BackgroundRemovalEngine(MODELS_DIR)
     removal.load()
     params = BackgroundRemovalParams()
     import pixelmill.engines.background.subject as subject_module
@@ -778,7 +799,7 @@ def parts_sizes() -> None:
     this is where that shows."""
     from multipart import coffee_saucer, coffee_square
 
-    removal = BackgroundRemovalEngine()
+    removal = BackgroundRemovalEngine(MODELS_DIR)
     removal.load()
     saucer = coffee_saucer()[0][:, 100:500].astype(np.uint8)
     photo = np.asarray(data.coffee(), np.uint8)  # type: ignore[no-untyped-call]
@@ -986,6 +1007,9 @@ def pockets_sheet(path: str) -> None:
 
 
 def main() -> None:
+    folder = _option("--models-dir")
+    if folder is not None:
+        use_models_dir(Path(folder))
     if "--regions" in sys.argv:
         regions_speed()
         return
