@@ -612,11 +612,21 @@ def _opaque(alpha: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
 def parts_scores(
     alpha: npt.NDArray[np.float32], parts: list[npt.NDArray[np.bool_]]
 ) -> dict[str, float]:
-    """IoU with the product (the parts' union) and the share of parts kept (>= 90 % of their
-    pixels opaque)."""
+    """IoU with the product (the parts' union) and the share of parts kept: >= 90 % opaque
+    (alpha >= 0.9) of the part's pixels that are opaque in the composite
+    (``multipart.opaque_core``; ``kept, every pixel``: of all its pixels, the measure until
+    2026-11-28, which a perfect cut-out fails on a strap 14 px wide, its blurred edge pixels
+    being 0.73 in truth)."""
+    from multipart import opaque_core
+
     truth = np.logical_or.reduce(parts)
-    kept = [float(_opaque(alpha)[p].mean()) >= 0.9 for p in parts]
-    return {"iou": iou(alpha > 0.5, truth), "kept": float(np.mean(kept))}
+    kept = [float(_opaque(alpha)[opaque_core(p)].mean()) >= 0.9 for p in parts]
+    every = [float(_opaque(alpha)[p].mean()) >= 0.9 for p in parts]
+    return {
+        "iou": iou(alpha > 0.5, truth),
+        "kept": float(np.mean(kept)),
+        "kept, every pixel": float(np.mean(every)),
+    }
 
 
 def largest_fragment(alpha: npt.NDArray[np.float32]) -> float:
@@ -656,6 +666,7 @@ def parts_rows() -> list[dict[str, object]]:
             sc = parts_scores(alpha, item.parts)
             row[f"{version} IoU"] = sc["iou"]
             row[f"{version} kept"] = sc["kept"]
+            row[f"{version} kept, every pixel"] = sc["kept, every pixel"]
         rows.append(row)
     full = photo("coffee")
     saucer, _ = coffee_saucer()
@@ -722,7 +733,8 @@ def whole_products() -> None:
     synthetic = [r for r in rows if not str(r["item"]).startswith("coffee")]
     means = {
         k: float(np.mean([float(str(r[k])) for r in synthetic]))
-        for k in ("before IoU", "after IoU", "before kept", "after kept")
+        for v in ("before", "after")
+        for k in (f"{v} IoU", f"{v} kept", f"{v} kept, every pixel")
     }
     from multipart import coffee_square
 
@@ -744,7 +756,9 @@ def whole_products() -> None:
         (
             "parts kept up",
             means["after kept"] > means["before kept"],
-            f"{means['before kept']:.3f} -> {means['after kept']:.3f}",
+            f"{means['before kept']:.3f} -> {means['after kept']:.3f} (every pixel of each "
+            f"part: {means['before kept, every pixel']:.3f} -> "
+            f"{means['after kept, every pixel']:.3f})",
         ),
     ]
     for label, row in coffee.items():
