@@ -6,22 +6,10 @@
 #   C/D: balanced x4 (the stage-9 context network) as a 3-expert mixture, --clean 0.3 / 0.5
 # Usage (repository root; .gpu/sr-train packed as in gpu_run.sh's header, carried):
 #   bash training/sr/gpu_run44.sh MINUTES WORKERS_EACH OUTDIR
-set -u
-MIN=$1; W=$2; O=$3
-mkdir -p "$O" /tmp/r44
-export PYTHONUNBUFFERED=1
-ROOT=$PWD
-M=$ROOT/src/pixelmill/engines/upscale/models
-DATA=${DATA:-$ROOT/.gpu/sr-train}
-PY=${PY:-python3}
-{ nvidia-smi -L; "$PY" -c "import torch; print(torch.__version__, torch.cuda.is_available())"; nproc; } > "$O/env.txt" 2>&1
-cd training/sr
+source training/sr/gpu_common.sh "$1" "$2" "$3" /tmp/r44
 run() { # name scale clean seed lr extra...
   local n=$1 s=$2 c=$3 seed=$4 lr=$5; shift 5
-  "$PY" train.py --out /tmp/r44/$n --scale "$s" --batch 32 --lr "$lr" --clean "$c" --seed "$seed" \
-    --steps 1000000000 --minutes "$MIN" --threads 2 --loss logmse --context --experts 3 \
-    --warmup 200 --eval-every 3000 --eval-conditions 4 --data "$DATA" --workers "$W" \
-    --device cuda --kernel-prob 0.25,0.1,0.1,0.1,0.1,0.175,0.175 "$@" > "$O/$n.log" 2>&1
+  mixture_run "$n" "$s" "$seed" "$lr" 32 "$c" 3000 "$@"
 }
 run A 2 0.3 71 1.5e-4 --channels 16 --depth 7 --patch 64 --init-onnx "$M/pixelmill-sr-x2.onnx" &
 run B 2 0.5 72 1.5e-4 --channels 16 --depth 7 --patch 64 --init-onnx "$M/pixelmill-sr-x2.onnx" &

@@ -7,22 +7,10 @@
 #   Y: high ×2 continued as it is (32 × 10)  Z: high ×2 grown to 32 × 12
 # Usage (repository root; .gpu/sr-train packed by training/overlay/gpu_pack.sh, carried):
 #   bash training/sr/gpu_run44b.sh MINUTES WORKERS_EACH OUTDIR
-set -u
-MIN=$1; W=$2; O=$3
-mkdir -p "$O" /tmp/r44b
-export PYTHONUNBUFFERED=1
-ROOT=$PWD
-M=$ROOT/src/pixelmill/engines/upscale/models
-DATA=${DATA:-$ROOT/.gpu/sr-train}
-PY=${PY:-python3}
-{ nvidia-smi -L; "$PY" -c "import torch; print(torch.__version__, torch.cuda.is_available())"; nproc; } > "$O/env.txt" 2>&1
-cd training/sr
+source training/sr/gpu_common.sh "$1" "$2" "$3" /tmp/r44b
 run() { # name scale seed lr batch extra...
   local n=$1 s=$2 seed=$3 lr=$4 b=$5; shift 5
-  "$PY" train.py --out /tmp/r44b/$n --scale "$s" --batch "$b" --lr "$lr" --clean 0.3 --seed "$seed" \
-    --steps 1000000000 --minutes "$MIN" --threads 2 --loss logmse --context --experts 3 \
-    --warmup 200 --eval-every 4000 --eval-conditions 4 --data "$DATA" --workers "$W" \
-    --device cuda --kernel-prob 0.25,0.1,0.1,0.1,0.1,0.175,0.175 "$@" > "$O/$n.log" 2>&1
+  mixture_run "$n" "$s" "$seed" "$lr" "$b" 0.3 4000 "$@"
 }
 run W 4 91 2e-4 32 --channels 48 --depth 10 --patch 48 --init-onnx "$M/pixelmill-sr-x4.onnx" &
 run X 4 92 2e-4 32 --channels 64 --depth 12 --patch 48 --init-onnx "$M/pixelmill-sr-x4.onnx" &
