@@ -144,7 +144,9 @@ def test_a_rejected_key_is_a_502_that_shows_no_key(routed_app: RoutedApp) -> Non
         r = _post(client, acct, prompt="add snow")
         assert r.status_code == 502, r.text
         assert "HTTP 401" in r.json()["detail"] and "Incorrect API key" in r.json()["detail"]
-        assert "sk-test" not in r.text and "6789" not in r.text
+        # The provider echoed "sk-test-ne*****6789" (the masked tail, not a bare "6789", which a
+        # random hex id in the body could hold).
+        assert "sk-test" not in r.text and "*****6789" not in r.text
         assert consistent_balance(res, acct.id) == 5
     assert len(fake.seen) == 1  # a 401 is not retried
 
