@@ -620,8 +620,9 @@ def parts_scores(
     from multipart import opaque_core
 
     truth = np.logical_or.reduce(parts)
-    kept = [float(_opaque(alpha)[opaque_core(p)].mean()) >= 0.9 for p in parts]
-    every = [float(_opaque(alpha)[p].mean()) >= 0.9 for p in parts]
+    opaque = _opaque(alpha)
+    kept = [float(opaque[opaque_core(p)].mean()) >= 0.9 for p in parts]
+    every = [float(opaque[p].mean()) >= 0.9 for p in parts]
     return {
         "iou": iou(alpha > 0.5, truth),
         "kept": float(np.mean(kept)),
