@@ -18,13 +18,6 @@ run Y 2 93 1e-4 64 --channels 32 --depth 10 --patch 64 --init-onnx "$M/pixelmill
 run Z 2 94 1e-4 64 --channels 32 --depth 12 --patch 64 --init-onnx "$M/pixelmill-sr-x2-high.onnx" &
 wait
 for n in W X Y Z; do
-  ck=/tmp/r44b/$n/final.pt; [ -f "$ck" ] || ck=/tmp/r44b/$n/latest.pt
-  [ -f "$ck" ] || continue
-  s=2; name=pixelmill-sr-x2-high; case $n in W|X) s=4; name=pixelmill-sr-x4-high;; esac
-  mkdir -p /tmp/r44b/x/$n
-  "$PY" export.py "$ck" /tmp/r44b/x/$n/$name.onnx --name $name >> "$O/export.log" 2>&1
-  cp "$ck" /tmp/r44b/x/$n/ck.pt  # export.py writes the folded pair beside the export
-  cp /tmp/r44b/$n/log.json /tmp/r44b/x/$n/ 2>/dev/null
-  tar -C /tmp/r44b/x -czf "$O/$n.tgz" $n
+  case $n in W|X) export_run $n pixelmill-sr-x4-high;; *) export_run $n pixelmill-sr-x2-high;; esac
 done
 ls -la "$O"
