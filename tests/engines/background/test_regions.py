@@ -5,6 +5,12 @@ per-region sums and contacts the parts step reads from them are NumPy's to the b
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +18,7 @@ import pytest
 from skimage import data
 from skimage.segmentation import felzenszwalb
 
+from pixelmill.engines.background import regions
 from pixelmill.engines.background.parts import MIN_REGION, SEGMENTATIONS
 from pixelmill.engines.background.regions import contacts, region_sums, segmentations
 
@@ -64,6 +71,100 @@ def test_a_caller_that_stops_early_gets_the_first_settings_only() -> None:
     )
     # The regions are not all one: a real segmentation of a photo.
     assert 10 < int(first.max()) < first.size // MIN_REGION
+
+
+class _CountedMerges:
+    """The compiled loops with ``merge`` counted; on a thread other than the test's, the second
+    merge waits (once begun) until ``release`` is set."""
+
+    def __init__(self, compiled: Any) -> None:
+        self._compiled = compiled
+        self.calls = 0
+        self.worker_calls = 0
+        self.release = threading.Event()
+
+    def merge(self, *args: Any) -> Any:
+        self.calls += 1
+        if threading.current_thread() is not threading.main_thread():
+            self.worker_calls += 1
+            if self.worker_calls == 2:
+                assert self.release.wait(30)
+        return self._compiled.merge(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._compiled, name)
+
+
+@pytest.fixture
+def one_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadPoolExecutor]:
+    """The later sigmas' worker as a pool of one thread: a task submitted after it runs after it."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setattr(regions, "_worker", lambda: pool)
+    yield pool
+    pool.shutdown(wait=True)
+
+
+def test_a_caller_that_stops_early_stops_the_later_sigmas_worker(
+    monkeypatch: pytest.MonkeyPatch, one_worker: ThreadPoolExecutor
+) -> None:
+    counted = _CountedMerges(regions.COMPILED.get())
+    monkeypatch.setattr(regions.COMPILED, "get", lambda: counted)
+    image = PHOTOS["coffee"]
+    run = segmentations(image, SEGMENTATIONS, MIN_REGION)
+    got = [next(run) for _ in range(4)]  # the first sigma's three, the second's first
+    run.close()  # type: ignore[attr-defined]  # a generator
+    counted.release.set()  # the worker's second merge, begun before it was told, goes on
+    one_worker.submit(lambda: None).result(timeout=30)  # the worker has returned
+    # The worker stops before its next merge (it may have begun the one after the caller's
+    # last, which it was let start when that was taken): the second sigma's third is never made.
+    assert counted.worker_calls in (1, 2)
+    assert counted.calls == 3 + counted.worker_calls
+    sigma, scale = SEGMENTATIONS[3]
+    np.testing.assert_array_equal(
+        got[3], felzenszwalb(image, scale=scale, sigma=sigma, min_size=MIN_REGION)
+    )
+
+
+def test_an_error_on_the_later_sigmas_worker_reaches_the_caller(
+    monkeypatch: pytest.MonkeyPatch, one_worker: ThreadPoolExecutor
+) -> None:
+    sorted_edges = regions._sorted_edges
+    second = SEGMENTATIONS[3][0]
+
+    def failing(image: Any, sigma: float) -> Any:
+        if sigma == second:
+            raise MemoryError("edges failed")
+        return sorted_edges(image, sigma)
+
+    monkeypatch.setattr(regions, "_sorted_edges", failing)
+    run = segmentations(PHOTOS["coffee"], SEGMENTATIONS, MIN_REGION)
+    first = [next(run) for _ in range(3)]
+    assert all(int(labels.max()) > 10 for labels in first)
+    with pytest.raises(MemoryError, match="edges failed"):
+        next(run)
+
+
+def _segment_in_child(conn: Any) -> None:
+    image = PHOTOS["coffee"]
+    conn.send([labels.max() for labels in segmentations(image, SEGMENTATIONS, MIN_REGION)])
+
+
+def test_a_forked_process_segments_with_threads_of_its_own() -> None:
+    # The parent has used its worker threads (a server that warmed up before forking workers).
+    image = PHOTOS["coffee"]
+    ours = [int(labels.max()) for labels in segmentations(image, SEGMENTATIONS, MIN_REGION)]
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe()
+    process = context.Process(target=_segment_in_child, args=(child,))
+    process.start()
+    try:
+        assert parent.poll(60), "the forked process never finished its segmentations"
+        assert [int(n) for n in parent.recv()] == ours
+    finally:
+        process.join(10)
+        if process.is_alive():
+            process.kill()
+    assert process.exitcode == 0
 
 
 @pytest.mark.parametrize("name", ["coffee", "noise", "steps", "row", "column", "tiny"])
