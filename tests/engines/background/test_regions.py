@@ -144,6 +144,21 @@ def test_an_error_on_the_later_sigmas_worker_reaches_the_caller(
         next(run)
 
 
+def test_a_worker_left_waiting_gives_up_and_tells_the_caller(
+    monkeypatch: pytest.MonkeyPatch, one_worker: ThreadPoolExecutor
+) -> None:
+    # A caller that neither takes the next segmentation nor closes the generator (an abandoned
+    # one, kept alive): the worker stops waiting after _WAIT and the thread is free again.
+    monkeypatch.setattr(regions, "_WAIT", 0.2)
+    run = segmentations(PHOTOS["coffee"], SEGMENTATIONS, MIN_REGION)
+    got = [next(run) for _ in range(4)]  # taking the fourth lets the worker make the fifth
+    one_worker.submit(lambda: None).result(timeout=30)  # it has given up on the sixth, returned
+    got.append(next(run))
+    assert all(int(labels.max()) > 10 for labels in got)
+    with pytest.raises(TimeoutError, match="none was taken"):
+        next(run)
+
+
 def _segment_in_child(conn: Any) -> None:
     image = PHOTOS["coffee"]
     conn.send([labels.max() for labels in segmentations(image, SEGMENTATIONS, MIN_REGION)])

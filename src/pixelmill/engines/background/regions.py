@@ -74,6 +74,10 @@ def _compile() -> Any:
 COMPILED = Lazy(_compile)
 """The compiled loops: a :class:`~pixelmill.engines.base.Loadable` for engines' ``models``."""
 
+_WAIT = 30.0
+"""Seconds the worker waits for the caller to take a segmentation before it gives up (and
+reports it to the caller, should it ask again): a generator abandoned without being closed (kept
+alive by a traceback, say) must not hold a thread, nor the interpreter's exit that joins it."""
 _POOL: dict[int, ThreadPoolExecutor] = {}
 """The worker threads of :func:`segmentations`, per process (by pid)."""
 
@@ -177,7 +181,8 @@ def segmentations(
     done: queue.Queue[Labels | BaseException] = queue.Queue()
 
     def go() -> bool:
-        ahead.acquire()
+        if not ahead.acquire(timeout=_WAIT):
+            raise TimeoutError(f"segmentations: none was taken for {_WAIT:.0f} s")
         return not stop.is_set()
 
     def later() -> None:
