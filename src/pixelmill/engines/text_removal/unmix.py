@@ -655,13 +655,20 @@ def restore(
     return out
 
 
+def _groups(mask: Mask, group: int) -> tuple[int, npt.NDArray[np.int32]]:
+    """The regions of ``mask`` with pixels closer than about ``group`` px joined (``Settings
+    .group``): their count (label 0 the rest) and labels, as the fits and fills group them."""
+    size = 2 * group + 1
+    grown = cv2.dilate(mask.astype(np.uint8), np.ones((size, size), np.uint8))
+    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    return int(n), np.asarray(labels, np.int32)
+
+
 def _unsure(filled: Mask, alpha: Float, st: Settings) -> Mask:
     """The pixels of ``filled`` in regions (grouped as for the fits) where under
     ``st.core_share`` of the pixels reach ``st.core_share_level`` on the opacity head
     ``alpha``."""
-    size = 2 * st.group + 1
-    grown = cv2.dilate(filled.astype(np.uint8), np.ones((size, size), np.uint8))
-    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    n, labels = _groups(filled, st.group)
     lab = np.where(filled, labels, 0).ravel()
     counts = np.bincount(lab, minlength=n)
     sure = np.bincount(lab, weights=(alpha >= st.core_share_level).ravel(), minlength=n)
@@ -675,9 +682,7 @@ def _semi_transparent(
 ) -> tuple[Mask, Float, Float, list[str]] | None:
     """The filled regions to unmix instead (``Settings.semi_opacity``): their pixels, ``a k`` and
     the colour there, and a note for each; None if there are none."""
-    size = 2 * st.group + 1
-    grown = cv2.dilate(filled.astype(np.uint8), np.ones((size, size), np.uint8))
-    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    n, labels = _groups(filled, st.group)
     ys, xs = np.nonzero(filled)
     lab = labels[ys, xs].astype(np.intp)
     counts = np.bincount(lab, minlength=n)
@@ -722,9 +727,7 @@ def _siblings(s: Mask, k: Float, ak: Float, opaque: Mask, st: Settings) -> Mask:
     """The pixels of the support ``s`` (coverage ``k`` >= ``st.sibling_k``, not unmixed) in
     regions, grouped as for the fits, that hold a pixel of ``opaque``."""
     sup = s & (ak <= 0)
-    size = 2 * st.group + 1
-    grown = cv2.dilate((sup | opaque).astype(np.uint8), np.ones((size, size), np.uint8))
-    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    n, labels = _groups(sup | opaque, st.group)
     holds = np.zeros(n, bool)
     holds[np.unique(labels[opaque])] = True
     holds[0] = False
@@ -832,11 +835,7 @@ def _fit_and_place(
     """Fit (a, c) on the support ``s`` and write ``a k`` and ``c`` into ``ak`` / ``cmap``
     (``has_opaque``: opaque strokes were found, see ``Settings.judge_power``)."""
     b = background(obs8, s, st.background_radius, mode=st.background, sigma=st.sigma)
-    grown = s.astype(np.uint8)
-    if st.group:
-        size = 2 * st.group + 1
-        grown = np.asarray(cv2.dilate(grown, np.ones((size, size), np.uint8)), np.uint8)
-    n, labels = cv2.connectedComponents(grown, connectivity=8)
+    n, labels = _groups(s, st.group)
     ys, xs = np.nonzero(s)
     lab = labels[ys, xs].astype(np.intp)
     kk = k[ys, xs].astype(np.float64)
