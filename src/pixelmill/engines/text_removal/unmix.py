@@ -16,7 +16,10 @@ measured worse on the held-out pairs). If the fit explains too little of ``obser
 coverage, ``Settings.judge_power``), nothing is unmixed: the image is left as it is. Where the photo
 under the overlay is flat, opacity and colour trade off and the fit slides towards opacity 1
 (above ``Settings.max_opacity``): then the network's opacity head gives the opacity and the
-colour is fitted for it (``Settings.head_explained``). Otherwise, exactly,
+colour is fitted for it (``Settings.head_explained``). Where no opaque stroke was found and the
+free fit passes the gates, it is fitted again where the photo around the overlay is flattest
+and used if that passes too (``Settings.fit_flat``: a background estimate smoother than the
+photo pushes the fitted opacity up). Otherwise, exactly,
 ``clean = (observed - a k c) / (1 - a k)``; pixels where ``a k`` is near 1 carry nothing of the
 photo and are inpainted instead.
 
@@ -35,7 +38,7 @@ numpy + OpenCV only (the training code under ``training/overlay/`` imports this 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -71,6 +74,17 @@ class Settings:
     watermark's glyphs, those weakly covered pixels pull the opacity up and the confidently
     covered letters come out as bright ghosts; raising ``fit_min`` instead would let false
     detections on texture pass ``min_explained``."""
+    fit_flat: float = 0.5
+    """Where no opaque stroke was found and the image's free fit passes the gates, it is fitted
+    again on this share of its ``fit_core`` pixels, those where the photo around the overlay is
+    flattest (``local_std()``), taken alike from ``flat_bins`` bands of the background's
+    lightness, and that fit is used if it passes the gates too (0: never). The background
+    estimate is smoother than the photo under the overlay, and fitted against it the opacity
+    comes out too high (regression dilution): unmixed, a dark watermark over a bright sky comes
+    back as bright ghosts."""
+    flat_sigma: float = 3.0
+    """Gaussian sigma (px) of the local standard deviation for ``fit_flat``."""
+    flat_bins: int = 8
     min_fit_pixels: int = 20
     """A fit is made from more than this many pixels: with fewer at ``fit_core`` the image's fit
     takes every ``fit_min`` pixel, with fewer at ``fit_min`` every pixel of the support, and the
@@ -290,13 +304,21 @@ def background(
     if mode == "telea":
         b = cv2.inpaint(obs8, m * 255, radius, cv2.INPAINT_TELEA)
         return np.asarray(b, np.float32) * np.float32(1.0 / 255.0)
-    valid = (1 - m).astype(np.float32)
-    out = obs.copy()
-    todo = m > 0
+    return _spread(obs, m > 0, sigma)
+
+
+def _spread(values: Float, hole: Mask, sigma: float) -> Float:
+    """``values`` (H, W, C) with the pixels of ``hole`` replaced by a normalised Gaussian
+    convolution of the others (repeated with a 3x wider Gaussian where the first leaves holes)."""
+    valid = (~hole).astype(np.float32)
+    out = values.copy()
+    todo = hole.copy()
     s = sigma
     for _ in range(4):
-        num = cv2.GaussianBlur(obs * valid[..., None], (0, 0), s)
+        num = cv2.GaussianBlur(values * valid[..., None], (0, 0), s)
         den = cv2.GaussianBlur(valid, (0, 0), s)
+        if num.ndim == 2:  # OpenCV drops a single channel
+            num = num[..., None]
         ok = todo & (den > 1e-3)
         out[ok] = num[ok] / den[ok][:, None]
         todo &= ~ok
@@ -304,6 +326,37 @@ def background(
             break
         s *= 3
     return out
+
+
+def local_std(obs8: U8, mask: Mask, st: Settings) -> Float:
+    """The standard deviation of lightness (0..1) around each pixel (Gaussian window
+    ``st.flat_sigma``), measured on the photo outside ``mask`` (grown by 2 px) and spread into
+    it as ``background()`` spreads the photo: how textured the photo around an overlay is
+    (``Settings.fit_flat``)."""
+    light = np.asarray(obs8, np.float32).mean(axis=2) * np.float32(1.0 / 255.0)
+    mean = cv2.GaussianBlur(light, (0, 0), st.flat_sigma)
+    sq = cv2.GaussianBlur(light * light, (0, 0), st.flat_sigma)
+    std = np.sqrt(np.maximum(sq - mean * mean, 0.0)).astype(np.float32)
+    hole = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    return _spread(std[..., None], hole, st.sigma)[..., 0]
+
+
+def _flattest(core: Mask, rough: Float, light: F64, st: Settings) -> Mask:
+    """The ``st.fit_flat`` share of ``core`` where ``rough`` is lowest, taken alike from
+    ``st.flat_bins`` bands of the background's lightness ``light`` (the fit needs the range of
+    backgrounds under the overlay to tell its opacity from its colour); ``core`` itself if that
+    is too few pixels to fit."""
+    idx = np.flatnonzero(core)
+    if round(st.fit_flat * idx.size) <= st.min_fit_pixels:
+        return core
+    out = np.zeros_like(core)
+    edges = np.quantile(light[idx], np.linspace(0.0, 1.0, st.flat_bins + 1)[1:-1])
+    band = np.searchsorted(edges, light[idx])
+    for b in range(st.flat_bins):
+        part = idx[band == b]
+        keep = round(st.fit_flat * part.size)
+        out[part[np.argsort(rough[part], kind="stable")[:keep]]] = True
+    return np.asarray(out, dtype=np.bool_)
 
 
 def _solve(
@@ -582,18 +635,25 @@ def restore(
     raw = k
     if lat is not None:
         k = periodic_coverage(obs8, obs, k, lat, st)
-    ak, cmap, out = _place(obs8, obs, k, opaque, lat, st, alpha)
-    if lat is not None and st.lattice_check:
+    check = lat is not None and st.lattice_check
+    # the lattice is judged on fits over all the covered pixels (see Settings.fit_flat)
+    judge = replace(st, fit_flat=0.0) if check and st.fit_flat > 0 else st
+    ak, cmap, out = _place(obs8, obs, k, opaque, lat, judge, alpha)
+    if check:
         # the lattice must earn its place: a wrong period pools glyphs with photo and spoils a
         # fit the network's own coverage would have given
-        ak2, cmap2, out2 = _place(obs8, obs, raw, opaque, None, st, alpha)
-        pooled, own = _usable(out.image_fit, st), _usable(out2.image_fit, st)
+        ak2, cmap2, out2 = _place(obs8, obs, raw, opaque, None, judge, alpha)
+        pooled, own = _usable(out.image_fit, judge), _usable(out2.image_fit, judge)
         if own > pooled:
             out2.notes.append(
                 f"a lattice was found but explained the overlay less well ({pooled:.2f}) than "
                 f"the network's own coverage ({own:.2f}): not used"
             )
             ak, cmap, out, k = ak2, cmap2, out2, raw
+        if judge is not st:
+            notes = [n for n in out.notes if n.startswith("a lattice")]
+            ak, cmap, out = _place(obs8, obs, k, opaque, out.lattice, st, alpha)
+            out.notes[:0] = notes
     # the coverage's support, for the fills beside the opaque strokes (siblings, halo)
     k_sup = support(k, st.low, st.high) if opaque.any() else none
     if st.sibling_explained <= 1.0 and opaque.any() and out.image_fit is not None:
@@ -866,6 +926,7 @@ def _fit_and_place(
         return e, float((_explained(yy[sel], kk[sel], bb[sel], a, c, one, 1, pw) if pw else e)[0])
 
     ge, gj = judged(ga, gc)
+    free = True  # the opacity is the free fit's, not the head's
     if alpha is not None and float(ga[0]) > st.max_opacity and st.head_explained <= 1.0:
         # opacity and colour cannot be told apart where the photo under the overlay is flat:
         # take the opacity the network's head sees and fit the colour for it
@@ -881,6 +942,20 @@ def _fit_and_place(
                 + ": used"
             )
             ga, gc, ge, gj = ha, hc, he, hj
+            free = False
+    passes = gj >= st.min_explained and float(ga[0]) <= st.max_opacity
+    if passes and free and st.fit_flat > 0 and not has_opaque:
+        flat = _flattest(core, local_std(obs8, s, st)[ys, xs], bb.mean(axis=1), st)
+        if flat.sum() < core.sum():
+            zero = np.zeros(int(flat.sum()), np.intp)
+            fa, fc, _ = fit(yy[flat], kk[flat], bb[flat], zero, 1)
+            fe, fj = judged(fa, fc)
+            if fj >= st.min_explained and float(fa[0]) <= st.max_opacity:
+                out.notes.append(
+                    f"fitted again where the photo around the overlay is flattest: opacity "
+                    f"{float(ga[0]):.2f} -> {float(fa[0]):.2f}, explaining {float(fe[0]):.2f}"
+                )
+                ga, gc, ge, gj = fa, fc, fe, fj
     out.image_fit = (float(ga[0]), [float(v) for v in gc[0]], float(ge[0]))
     # how well the image's fit explains each region, and each region's own fit
     ra = np.full(n, ga[0])
