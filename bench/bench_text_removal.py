@@ -21,12 +21,14 @@ Run: ``.venv/bin/python bench/bench_text_removal.py [--sheet docs/text-removal.j
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 import sys
 import tempfile
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -34,6 +36,7 @@ from skimage import data as skdata
 
 from _common import Target, ms_per_mp, print_table, print_targets, resize_to_area, time_call
 from pixelmill.engines.base import EngineInputs, ImageArray
+from pixelmill.engines.text_removal import learned
 from pixelmill.engines.text_removal.engine import TextRemovalEngine, TextRemovalParams
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,26 +293,67 @@ def pass_sheet(engine: TextRemovalEngine, data_root: Path, path: Path, seed: int
         gain = psnr(outs["default"], pair.clean) - psnr(outs["learned, no pass"], pair.clean)
         scored.append((gain, pair, outs))
     scored.sort(key=lambda t: -t[0])
+    rows = [
+        _window_row(pair, outs, outs["default"], outs["learned, no pass"])
+        for _, pair, outs in scored[:3]
+    ]
+    out = np.vstack(rows)
+    cv2.imwrite(str(path), cv2.cvtColor(out, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    print(f"wrote {path}")
+
+
+def _window_row(pair: Any, outs: dict[str, ImageArray], a: ImageArray, b: ImageArray) -> ImageArray:
+    """One contact-sheet row: the 320 x 240 window around the pixels where ``a`` and ``b``
+    differ, for each of ``outs`` (labelled with its PSNR) and the clean photo."""
+    ys, xs = np.nonzero(np.any(a != b, axis=2))
+    h, w = pair.clean.shape[:2]
+    cy, cx = int(ys.mean()) if ys.size else h // 2, int(xs.mean()) if xs.size else w // 2
+    y0, x0 = min(max(0, cy - 120), max(0, h - 240)), min(max(0, cx - 160), max(0, w - 320))
+    tiles = []
+    for label, im in [*outs.items(), ("clean", pair.clean)]:
+        t = np.ascontiguousarray(im[y0 : y0 + 240, x0 : x0 + 320])
+        t = np.asarray(
+            cv2.copyMakeBorder(t, 26, 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)),
+            dtype=np.uint8,
+        )
+        text = label if label == "clean" else f"{label} {psnr(im, pair.clean):.1f} dB"
+        cv2.putText(
+            t, f"{pair.kind}: {text}", (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1
+        )
+        tiles.append(t)
+    return np.hstack(tiles)
+
+
+FLAT_CASES = (
+    ("held-out", 18, "img_027", "watermark"),
+    ("held-out", 13, "271035", "watermark"),
+    ("skimage", 7, "chelsea", "watermark"),
+)
+"""(photos, draw, photo, kind) of the contact sheet of ``unmix.Settings.fit_flat``: the fresh
+draw's worst pair, and the two it raised most on the draws it was chosen on."""
+
+
+def flat_sheet(engine: TextRemovalEngine, data_root: Path, path: Path) -> None:
+    """Contact sheet of the fit where the photo is flattest (issue 44, ``fit_flat``): for each
+    of ``FLAT_CASES``, input, the default with the fit over every confident pixel, the default,
+    and the clean photo."""
     rows = []
-    for _, pair, outs in scored[:3]:
-        # The overlay's neighbourhood, where the pass filled: a 320 x 240 window around it.
-        ys, xs = np.nonzero(np.any(outs["default"] != outs["learned, no pass"], axis=2))
-        h, w = pair.clean.shape[:2]
-        cy, cx = int(ys.mean()) if ys.size else h // 2, int(xs.mean()) if xs.size else w // 2
-        y0, x0 = min(max(0, cy - 120), max(0, h - 240)), min(max(0, cx - 160), max(0, w - 320))
-        tiles = []
-        for label, im in [*outs.items(), ("clean", pair.clean)]:
-            t = np.ascontiguousarray(im[y0 : y0 + 240, x0 : x0 + 320])
-            t = np.asarray(
-                cv2.copyMakeBorder(t, 26, 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)),
-                dtype=np.uint8,
-            )
-            text = label if label == "clean" else f"{label} {psnr(im, pair.clean):.1f} dB"
-            cv2.putText(
-                t, f"{pair.kind}: {text}", (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1
-            )
-            tiles.append(t)
-        rows.append(np.hstack(tiles))
+    for photos, seed, name, kind in FLAT_CASES:
+        if photos == "skimage":
+            paths = skimage_paths(Path(tempfile.gettempdir()) / "pixelmill-bench-skimage")
+        else:
+            paths = overlay_data.split(data_root)[1]
+        pairs = overlay_data.validation_pairs(paths, seed=seed)
+        pair = next(p for p in pairs if name in p.name and p.kind == kind)
+        default = learned.SETTINGS
+        try:  # the default but for the refit (the engine reads its settings from learned)
+            learned.SETTINGS = dataclasses.replace(default, fit_flat=0.0)
+            full = engine.run(EngineInputs(pair.observed), TextRemovalParams()).images[0].pixels
+        finally:
+            learned.SETTINGS = default
+        flat = engine.run(EngineInputs(pair.observed), TextRemovalParams()).images[0].pixels
+        outs = {"input": pair.observed, f"full fit, draw {seed}": full, "flattest": flat}
+        rows.append(_window_row(pair, outs, full, pair.observed))
     out = np.vstack(rows)
     cv2.imwrite(str(path), cv2.cvtColor(out, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
     print(f"wrote {path}")
@@ -325,6 +369,13 @@ def main() -> None:
         type=Path,
         default=None,
         help="write a contact sheet of the OCR pass (the draw --seed) here, and do nothing else",
+    )
+    ap.add_argument(
+        "--sheet-flat",
+        type=Path,
+        default=None,
+        help="write the contact sheet of the fit where the photo is flattest here, and do "
+        "nothing else",
     )
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-quality", action="store_true")
@@ -347,6 +398,9 @@ def main() -> None:
     engine.load()
     if args.sheet_pass:
         pass_sheet(engine, args.data, args.sheet_pass, args.seed)
+        return
+    if args.sheet_flat:
+        flat_sheet(engine, args.data, args.sheet_flat)
         return
     speed_ms = None if args.no_speed else speed(engine)
     scores = None
