@@ -799,7 +799,13 @@ def _usable(image_fit: tuple[float, list[float], float] | None, st: Settings) ->
     if image_fit is None:
         return 0.0
     a, _, explained = image_fit
-    return explained if explained >= st.min_explained and a <= st.max_opacity else 0.0
+    return explained if _passes(a, explained, st) else 0.0
+
+
+def _passes(a: float, explained: float, st: Settings) -> bool:
+    """Whether an image fit of opacity ``a`` explaining ``explained`` (as the gates judge it)
+    passes the gates: it explains enough, at an overlay's opacity."""
+    return explained >= st.min_explained and a <= st.max_opacity
 
 
 def _place(
@@ -943,14 +949,13 @@ def _fit_and_place(
             )
             ga, gc, ge, gj = ha, hc, he, hj
             free = False
-    passes = gj >= st.min_explained and float(ga[0]) <= st.max_opacity
-    if passes and free and st.fit_flat > 0 and not has_opaque:
+    if _passes(float(ga[0]), gj, st) and free and st.fit_flat > 0 and not has_opaque:
         flat = _flattest(core, local_std(obs8, s, st)[ys, xs], bb.mean(axis=1), st)
         if flat.sum() < core.sum():
             zero = np.zeros(int(flat.sum()), np.intp)
             fa, fc, _ = fit(yy[flat], kk[flat], bb[flat], zero, 1)
             fe, fj = judged(fa, fc)
-            if fj >= st.min_explained and float(fa[0]) <= st.max_opacity:
+            if _passes(float(fa[0]), fj, st):
                 out.notes.append(
                     f"fitted again where the photo around the overlay is flattest: opacity "
                     f"{float(ga[0]):.2f} -> {float(fa[0]):.2f}, explaining {float(fe[0]):.2f}"
@@ -978,7 +983,7 @@ def _fit_and_place(
         re[thin] = _explained(yy, kk, bb, ra, rc, lab, n)[thin]
     # A region is changed if its own fit explains it (>= min_explained), or if it follows the
     # image's fit, that fit explains the image, and it does not make the region worse.
-    image_ok = gj >= st.min_explained and float(ga[0]) <= st.max_opacity
+    image_ok = _passes(float(ga[0]), gj, st)
     if image_ok and float(ge[0]) < st.min_explained:
         out.notes.append(
             f"the fit explains {float(ge[0]):.2f} of the covered pixels, {gj:.2f} weighted by "
