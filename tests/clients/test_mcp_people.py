@@ -91,10 +91,13 @@ def test_mcp_avatar_product_photo_and_tryon(database_url: str, tmp_path: Path) -
                 base + "/api/v2/generate/avatar",
                 json={"prompt": "a man with short brown hair, grey t-shirt", "name": "Sam"},
                 headers=headers,
+                timeout=120,  # httpx's 5 s default: creating the job timed out on a slow CI machine
             ).json()
 
             def avatar_done() -> dict[str, Any] | None:
-                job: dict[str, Any] = httpx.get(created["poll_url"], headers=headers).json()
+                job: dict[str, Any] = httpx.get(
+                    created["poll_url"], headers=headers, timeout=60
+                ).json()
                 return job if job["status"] in ("completed", "failed") else None
 
             assert wait_until(avatar_done, timeout=120, interval=0.3)["status"] == "completed"
