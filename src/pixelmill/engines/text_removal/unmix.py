@@ -38,7 +38,7 @@ numpy + OpenCV only (the training code under ``training/overlay/`` imports this 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import cv2
@@ -272,6 +272,9 @@ class Outcome:
     unmixed: Mask
     filled: Mask
     image_fit: tuple[float, list[float], float] | None = None  # (a, colour, explained)
+    full_fit: tuple[float, list[float], float] | None = None
+    """The image's fit over every confident pixel, as the lattice check judges it: ``image_fit``
+    before the refit where the photo is flattest (``Settings.fit_flat``)."""
     regions: int = 0
     refitted: int = 0
     kept: int = 0
@@ -635,25 +638,20 @@ def restore(
     raw = k
     if lat is not None:
         k = periodic_coverage(obs8, obs, k, lat, st)
-    check = lat is not None and st.lattice_check
-    # the lattice is judged on fits over all the covered pixels (see Settings.fit_flat)
-    judge = replace(st, fit_flat=0.0) if check and st.fit_flat > 0 else st
-    ak, cmap, out = _place(obs8, obs, k, opaque, lat, judge, alpha)
-    if check:
+    ak, cmap, out = _place(obs8, obs, k, opaque, lat, st, alpha)
+    if lat is not None and st.lattice_check:
         # the lattice must earn its place: a wrong period pools glyphs with photo and spoils a
-        # fit the network's own coverage would have given
-        ak2, cmap2, out2 = _place(obs8, obs, raw, opaque, None, judge, alpha)
-        pooled, own = _usable(out.image_fit, judge), _usable(out2.image_fit, judge)
+        # fit the network's own coverage would have given (both judged on their fits over all
+        # the covered pixels, see Settings.fit_flat)
+        ak2, cmap2, out2 = _place(obs8, obs, raw, opaque, None, st, alpha)
+        pooled, own = _usable(out.full_fit, st), _usable(out2.full_fit, st)
         if own > pooled:
-            out2.notes.append(
+            out2.notes.insert(
+                0,
                 f"a lattice was found but explained the overlay less well ({pooled:.2f}) than "
-                f"the network's own coverage ({own:.2f}): not used"
+                f"the network's own coverage ({own:.2f}): not used",
             )
             ak, cmap, out, k = ak2, cmap2, out2, raw
-        if judge is not st:
-            notes = [n for n in out.notes if n.startswith("a lattice")]
-            ak, cmap, out = _place(obs8, obs, k, opaque, out.lattice, st, alpha)
-            out.notes[:0] = notes
     # the coverage's support, for the fills beside the opaque strokes (siblings, halo)
     k_sup = support(k, st.low, st.high) if opaque.any() else none
     if st.sibling_explained <= 1.0 and opaque.any() and out.image_fit is not None:
@@ -949,6 +947,7 @@ def _fit_and_place(
             )
             ga, gc, ge, gj = ha, hc, he, hj
             free = False
+    out.full_fit = (float(ga[0]), [float(v) for v in gc[0]], float(ge[0]))
     if _passes(float(ga[0]), gj, st) and free and st.fit_flat > 0 and not has_opaque:
         flat = _flattest(core, local_std(obs8, s, st)[ys, xs], bb.mean(axis=1), st)
         if flat.sum() < core.sum():
