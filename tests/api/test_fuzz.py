@@ -50,7 +50,9 @@ headers = {{ Authorization = "Bearer ${{PM_FUZZ_JWT}}" }}
 
 
 def _login_token(base: str, email: str, password: str) -> str:
-    r = httpx.post(f"{base}/api/auth/login", data={"username": email, "password": password})
+    r = httpx.post(
+        f"{base}/api/auth/login", data={"username": email, "password": password}, timeout=30
+    )
     assert r.status_code == 200, r.text
     token: str = r.json()["access_token"]
     return token

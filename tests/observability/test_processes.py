@@ -141,7 +141,7 @@ def test_two_api_processes_and_a_recycled_worker(
         subprocess.run(plan, env=env, check=True, capture_output=True)
         for _ in range(ACCOUNT_READS):
             # A fresh connection each: the two processes share the listening socket.
-            assert httpx.get(f"{api}/api/v2/account", headers=key).status_code == 200
+            assert httpx.get(f"{api}/api/v2/account", headers=key, timeout=30).status_code == 200
         product = client.post(
             "/api/v2/products", json={"image": b64_png(), "filename": "a.png"}, headers=key
         ).json()
@@ -167,8 +167,10 @@ def test_two_api_processes_and_a_recycled_worker(
         scraped = parse(client.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"}).text)
     # The child that ran the second job is being replaced: scrape its successor.
     wait_until(lambda: up(worker_url), timeout=120, interval=0.3)
-    worker = parse(httpx.get(worker_url, headers={"Authorization": f"Bearer {TOKEN}"}).text)
-    assert httpx.get(worker_url).status_code == 401
+    worker = parse(
+        httpx.get(worker_url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30).text
+    )
+    assert httpx.get(worker_url, timeout=30).status_code == 401
 
     # The API: every request of both processes, whichever answered the scrape.
     reads = {"route": "/api/v2/account", "method": "GET", "status": "200"}

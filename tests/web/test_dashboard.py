@@ -395,7 +395,10 @@ def test_webhook_delivery_log(tab: Tab, live: Live) -> None:
     headers = {"Authorization": f"Bearer {page.get_by_test_id('api-key').inner_text()}"}
     with webhook_receiver(statuses=[500]) as receiver:
         r = httpx.post(
-            f"{live.base_url}/api/v2/webhooks", json={"url": receiver.url}, headers=headers
+            f"{live.base_url}/api/v2/webhooks",
+            json={"url": receiver.url},
+            headers=headers,
+            timeout=30,
         )
         assert r.status_code == 200, r.text
         job = httpx.post(
