@@ -1,8 +1,20 @@
-"""Fixtures: every database-backed test runs on a real SQLite file AND a real PostgreSQL
-database (its own schema per run), migrated by the real migrations.
+"""Fixtures: a database-backed test runs on a real database migrated by the real migrations:
+a SQLite file or a PostgreSQL schema of its own, one per backend and pytest-xdist worker.
 
-``PIXELMILL_TEST_DATABASES`` (default ``sqlite,postgresql``) picks the backends. Under
-``CI=true`` an unreachable PostgreSQL fails the run instead of skipping.
+Which backends (``tests/support/databases.py``; ``tests/test_database_rule.py`` checks it):
+- Behaviour that depends on the database runs on BOTH SQLite and PostgreSQL: the ledger,
+  reservations and refunds, idempotency, migrations, concurrency, queries that sum or order,
+  anything with a lock or a transaction. Such a test is marked ``both_databases`` (the
+  function, or ``pytestmark`` for a data-layer module).
+- Everything else (HTTP surfaces, engines, rendering, clients, browsers) runs ONCE, on
+  PostgreSQL, what production runs.
+
+``PIXELMILL_TEST_DATABASES`` (default ``sqlite,postgresql``) picks the backends; without
+PostgreSQL in it, the once-only tests run on its first backend. Under ``CI=true`` an
+unreachable PostgreSQL fails the run instead of skipping.
+
+The suite runs on every core (pytest-xdist, ``scripts/test``): each worker has its own
+databases, temporary folders and free ports; Celery tests use a queue name of their own.
 
 The tests of the folders in ``JOB_SUITES`` run jobs: their ``settings`` are the fast job
 settings (``tests/support/settings.py``). A folder's own ``conftest.py`` holds only what
@@ -24,10 +36,15 @@ from pixelmill.db.migrate import upgrade
 from pixelmill.resources import Resources, build_resources
 from pixelmill.worker import wire
 from tests.support.servers import client_for
-from tests.support.services import BACKENDS, postgres_schema
+from tests.support.services import PRIMARY, postgres_schema
 from tests.support.settings import job_settings, make_settings
 
-pytest_plugins = ["tests.support.s3", "tests.support.replay"]
+pytest_plugins = [
+    "tests.support.s3",
+    "tests.support.replay",
+    "tests.support.databases",
+    "tests.support.selection",
+]
 
 TESTS = Path(__file__).parent
 
@@ -62,12 +79,14 @@ JOB_SUITES = frozenset(
 )
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
+@pytest.fixture(scope="session")
 def database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    """A freshly migrated database for the whole session, per backend."""
-    if request.param == "sqlite":
+    """A freshly migrated database for the whole session, per backend (the parameter that
+    ``tests/support/databases.py`` gives)."""
+    backend = getattr(request, "param", PRIMARY)
+    if backend == "sqlite":
         path = tmp_path_factory.mktemp("db") / "pixelmill.db"
         url = f"sqlite:///{path}"
         upgrade(url)

@@ -78,6 +78,7 @@ def test_production_refuses_default_secret() -> None:
         Settings(env="development", queue="celery", redis_url=None)
 
 
+@pytest.mark.both_databases
 def test_a_purchase_granted_by_the_operator_pays_what_is_owed_first(
     cli_env: dict[str, str], resources: Resources
 ) -> None:

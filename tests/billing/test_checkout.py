@@ -152,6 +152,7 @@ def test_stripe_refusing_the_checkout_is_a_502_and_the_purchase_failed(
     assert consistent_balance(resources, acct.id) == 0
 
 
+@pytest.mark.both_databases
 def test_a_completed_session_delivered_twice_grants_once(
     client: TestClient, resources: Resources, stripe_api: FakeStripe
 ) -> None:
@@ -230,6 +231,7 @@ def test_bad_or_stale_signatures_change_nothing(
     assert consistent_balance(resources, acct.id) == 102
 
 
+@pytest.mark.both_databases
 def test_a_refund_takes_the_credits_back_as_far_as_the_balance_allows(
     client: TestClient, resources: Resources, stripe_api: FakeStripe
 ) -> None:
@@ -293,6 +295,7 @@ def owed_and_refunded(resources: Resources, intent: str) -> tuple[int, int]:
         return found.owed_credits, found.refunded_credits
 
 
+@pytest.mark.both_databases
 def test_owed_credits_are_collected_from_the_next_purchases(
     client: TestClient, resources: Resources, stripe_api: FakeStripe
 ) -> None:
@@ -355,6 +358,7 @@ def test_owed_credits_are_collected_from_the_next_purchases(
     assert usage.json()["total_credits"] == 480
 
 
+@pytest.mark.both_databases
 def test_a_duplicate_completion_collects_nothing_twice(
     client: TestClient, resources: Resources, stripe_api: FakeStripe
 ) -> None:
@@ -534,6 +538,7 @@ def test_the_price_list_follows_the_setting(
             resources.close()
 
 
+@pytest.mark.both_databases
 def test_deliveries_racing_each_other_grant_once(
     app: FastAPI, resources: Resources, stripe_api: FakeStripe
 ) -> None:

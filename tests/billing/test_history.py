@@ -50,6 +50,7 @@ def all_pages(client: TestClient, headers: dict[str, str], path: str) -> list[di
             return items
 
 
+@pytest.mark.both_databases
 def test_history_lists_every_entry_and_adds_up(
     client: TestClient, resources: Resources, stripe_api: FakeStripe, photo_url: str
 ) -> None:

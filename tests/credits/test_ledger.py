@@ -14,6 +14,8 @@ from pixelmill.errors import InsufficientCredits
 from pixelmill.resources import Resources
 from tests.support.accounts import make_account
 
+pytestmark = pytest.mark.both_databases
+
 
 def test_reserve_capture_release_arithmetic(resources: Resources) -> None:
     acct = make_account(resources, credits=10)

@@ -10,6 +10,7 @@ import csv
 import io
 from datetime import date, timedelta
 
+import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -22,6 +23,8 @@ from tests.support.credits import consistent_balance
 from tests.support.images import png_bytes
 from tests.support.waiting import wait_until
 from tests.test_cli import cli_env  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.both_databases
 
 
 def _b64(data: bytes) -> str:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine
 
 import pixelmill.db.models  # noqa: F401  (registers every table)
 from pixelmill.db.base import Base
+
+pytestmark = pytest.mark.both_databases
 
 
 def _relevant(diff: Any) -> bool:

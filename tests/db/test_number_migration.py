@@ -16,6 +16,8 @@ from pixelmill.db.session import Database
 from pixelmill.library import service as library
 from tests.support.services import BACKENDS, postgres_schema
 
+pytestmark = pytest.mark.both_databases
+
 
 @pytest.fixture(params=BACKENDS)
 def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
@@ -65,6 +66,7 @@ def test_batch_of_three_by_two_completes_with_six_results(
     )
 
 
+@pytest.mark.both_databases
 def test_failing_item_releases_its_credits(client: TestClient, resources: Resources) -> None:
     acct = make_account(resources, credits=20)
     flat = base64.b64encode(encode(np.full((120, 160, 3), 200, np.uint8))).decode()
@@ -89,6 +91,7 @@ def test_failing_item_releases_its_credits(client: TestClient, resources: Resour
     assert ledger_consistent(resources, acct.id)
 
 
+@pytest.mark.both_databases
 def test_cancel_releases_exactly_the_unused_credits(
     client: TestClient, resources: Resources
 ) -> None:

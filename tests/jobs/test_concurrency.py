@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
 from tests.support.accounts import make_account
 from tests.support.api import b64_png, get_json, upload_product, wait_batch, wait_terminal
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
+
+pytestmark = pytest.mark.both_databases
 
 
 def test_concurrent_creates_and_cancels_keep_the_ledger_exact(

@@ -3,12 +3,15 @@ once; the same key with another body is a 409; keys are per account."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from pixelmill.resources import Resources
 from tests.support.accounts import make_account
 from tests.support.api import b64_png, upload_product, wait_terminal
 from tests.support.credits import balance_of
+
+pytestmark = pytest.mark.both_databases
 
 
 def test_same_key_same_body_replays_without_second_reservation(

@@ -30,6 +30,8 @@ from tests.support.accounts import Account, make_account
 from tests.support.api import upload_product, wait_terminal
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
 
+pytestmark = pytest.mark.both_databases
+
 
 def test_transition_table() -> None:
     assert lifecycle.JOB_STATES == ("pending", "queued", "processing", "completed", "failed")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
@@ -54,6 +55,7 @@ def test_scene_job_completes_with_results_and_charges_per_scene(
     assert client.get("/api/v2/jobs?status_filter=failed", headers=acct.key_headers).json() == []
 
 
+@pytest.mark.both_databases
 def test_job_with_no_product_in_image_fails_and_refunds(
     client: TestClient, resources: Resources
 ) -> None:
@@ -107,6 +109,7 @@ def test_jobs_endpoint_creates_scene_job_and_refuses_unknown_models(
     wait_until(lambda: not any(inputs.iterdir()), timeout=10)
 
 
+@pytest.mark.both_databases
 def test_insufficient_credits_is_402_and_creates_nothing(
     client: TestClient, resources: Resources
 ) -> None:
@@ -145,6 +148,7 @@ def test_other_accounts_job_is_404(client: TestClient, resources: Resources) -> 
     assert wait_terminal(client, owner, job_id)["status"] == "completed"
 
 
+@pytest.mark.both_databases
 def test_cancel_a_job_releases_its_unused_credits(client: TestClient, resources: Resources) -> None:
     """``POST /api/v2/jobs/{id}/cancel``: the job ends ``failed`` with error ``cancelled``, it
     keeps (and is charged for) only what it delivered, the rest comes back; a second cancel is

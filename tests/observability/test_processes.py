@@ -45,9 +45,8 @@ except ImportError:  # the otel extra is not installed: the traces are left unch
 
 
 @pytest.fixture
-def processes(database_url: str, tmp_path: Path, receiver: Receiver) -> Iterator[dict[str, object]]:
-    if not database_url.startswith("sqlite"):
-        pytest.skip("the processes share one SQLite file; the backends are tested elsewhere")
+def processes(tmp_path: Path, receiver: Receiver) -> Iterator[dict[str, object]]:
+    """The processes share the data folder's SQLite file (the embedded default)."""
     parsed = urlparse(REDIS_URL)
     require_service("Redis", parsed.hostname or "127.0.0.1", parsed.port or 6379)
     api_port, worker_port = free_port(), free_port()

@@ -37,6 +37,8 @@ from tests.support.servers import client_for
 from tests.support.settings import make_settings
 from tests.support.waiting import wait_until
 
+pytestmark = pytest.mark.both_databases
+
 TIMEOUT = 1.5  # seconds: PIXELMILL_SYNC_RESERVATION_TIMEOUT_SECONDS in these tests
 
 

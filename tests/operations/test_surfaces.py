@@ -121,6 +121,7 @@ def test_refused_url_via_redirect_costs_nothing(client: TestClient, resources: R
     assert balance_of(resources, acct.id) == 2
 
 
+@pytest.mark.both_databases
 def test_insufficient_credits_is_402_and_balance_unchanged(
     client: TestClient, resources: Resources
 ) -> None:
@@ -155,6 +156,7 @@ class _FailingEngine:
         raise EngineError("this engine rejects every image")
 
 
+@pytest.mark.both_databases
 def test_failed_engine_run_refunds(client: TestClient, resources: Resources) -> None:
     acct = make_account(resources, credits=4)
     resources.pipeline.engines = {**resources.pipeline.engines, "convert": _FailingEngine()}
@@ -264,6 +266,7 @@ def test_result_links_are_signed_and_expire(client: TestClient, resources: Resou
     assert client.get(expired).status_code == 410
 
 
+@pytest.mark.both_databases
 def test_history_newest_first_and_private(client: TestClient, resources: Resources) -> None:
     a = make_account(resources, credits=5)
     b = make_account(resources, credits=5)

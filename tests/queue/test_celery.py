@@ -104,6 +104,7 @@ def test_job_and_batch_run_on_a_celery_worker(
     assert ledger_consistent(resources, acct.id)
 
 
+@pytest.mark.both_databases
 def test_worker_killed_mid_job_is_finished_by_the_sweeper_and_charged_once(
     client: TestClient, resources: Resources, settings: Settings, tmp_path: Path
 ) -> None:

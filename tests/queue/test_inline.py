@@ -14,6 +14,8 @@ from pixelmill.queue.inline import InlineQueue
 from pixelmill.resources import Resources
 from tests.support.waiting import wait_until
 
+pytestmark = pytest.mark.both_databases
+
 
 def test_dispatch_waits_for_commit_and_drops_on_rollback(resources: Resources) -> None:
     ran: list[tuple[str, tuple[str, ...]]] = []

@@ -8,6 +8,7 @@ import base64
 import threading
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -25,6 +26,7 @@ def _result_files(resources: Resources) -> list[Path]:
     return [p for p in (resources.storage.root / "results").glob("*") if p.is_file()]
 
 
+@pytest.mark.both_databases
 def test_delete_mid_run_cancels_releases_and_removes(
     client: TestClient, resources: Resources
 ) -> None:

@@ -8,6 +8,7 @@ import json
 import threading
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -96,6 +97,7 @@ def test_app_job_moves_through_states_and_counters(
     )
 
 
+@pytest.mark.both_databases
 def test_concurrent_patches_leave_a_consistent_row(
     client: TestClient, resources: Resources
 ) -> None:

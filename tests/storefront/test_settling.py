@@ -11,6 +11,7 @@ import dataclasses
 import threading
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from pixelmill.jobs import service as jobs
@@ -20,6 +21,8 @@ from tests.storefront.helpers import ACTIVITIES, COLOURS, JOBS, SHOP, image_serv
 from tests.support.accounts import make_account
 from tests.support.credits import balance_of, held_reservations, ledger_consistent
 from tests.support.waiting import drain_jobs, wait_until
+
+pytestmark = pytest.mark.both_databases
 
 
 def test_an_ended_run_reads_as_processing_until_it_is_settled(

@@ -22,7 +22,10 @@ BACKENDS = [
     for b in os.environ.get("PIXELMILL_TEST_DATABASES", "sqlite,postgresql").split(",")
     if b.strip()
 ]
-"""The database backends every database-backed test runs on (``PIXELMILL_TEST_DATABASES``)."""
+"""The database backends of the suite (``PIXELMILL_TEST_DATABASES``): a test marked
+``both_databases`` runs on each (``tests/support/databases.py``)."""
+PRIMARY = "postgresql" if "postgresql" in BACKENDS else BACKENDS[0]
+"""The one backend of a test whose behaviour does not depend on the database."""
 
 
 def require_service(name: str, host: str, port: int) -> None:

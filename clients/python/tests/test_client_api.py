@@ -37,6 +37,7 @@ from pixelmill_client import models as m
 # ---- live server ------------------------------------------------------------------------------
 
 
+@pytest.mark.both_databases
 def test_same_idempotency_key_twice_creates_and_charges_once(live: Live) -> None:
     acct = live.account(credits=10)
     with Client(acct.api_key, live.url) as pm:
