@@ -44,6 +44,7 @@ pytest_plugins = [
     "tests.support.replay",
     "tests.support.databases",
     "tests.support.selection",
+    "tests.support.ordering",
 ]
 
 TESTS = Path(__file__).parent
