@@ -4,10 +4,12 @@ created, and ``balance == sum(ledger)``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
 from pixelmill.resources import Resources
 from tests.support.accounts import make_account
@@ -80,3 +82,57 @@ def test_concurrent_creates_and_cancels_keep_the_ledger_exact(
     assert balance_of(resources, acct.id) == 40 - used
     assert held_reservations(resources, acct.id) == 0
     assert ledger_consistent(resources, acct.id)
+
+
+def test_claim_and_fail_lock_the_batch_before_its_item(
+    client: TestClient, resources: Resources
+) -> None:
+    """Every transaction that moves a batch item and then its batch takes the batch row first,
+    as the batch's cancel does: a claim that locked its job first deadlocked with a cancel on
+    PostgreSQL (seen in a CI run). Judged on PostgreSQL's row locks, from a second connection;
+    SQLite serialises its writers, so there only the calls themselves are checked."""
+    from sqlalchemy import create_engine, select, text
+    from sqlalchemy.exc import OperationalError
+
+    from pixelmill.db.models import Batch, Job
+    from pixelmill.jobs import service
+
+    acct = make_account(resources, credits=10)
+    r = client.post(
+        "/api/v2/batches",
+        json={"images": [{"id": "a", "image": b64_png()}], "images_per_product": 1},
+        headers=acct.key_headers,
+    )
+    assert r.status_code == 202, r.text
+    batch_id = r.json()["batch_id"]
+    wait_batch(client, acct, batch_id)  # no runner holds a row any more
+    with resources.db.read() as session:
+        job_id = session.scalar(select(Job.id).where(Job.batch_id == batch_id))
+    assert job_id is not None
+    url = str(resources.settings.database_url)
+    postgres = url.startswith("postgresql")
+    other = create_engine(url)
+
+    def batch_is_locked() -> bool:
+        with other.connect() as conn:
+            conn.execute(text("SET lock_timeout = '100ms'"))
+            try:
+                conn.execute(select(Batch.id).where(Batch.id == batch_id).with_for_update())
+            except OperationalError:
+                return True
+            return False
+
+    steps: dict[str, Callable[[Session], object]] = {
+        "claim": lambda s: service.claim(s, job_id, 60),
+        "fail": lambda s: service.fail_job(s, resources.jobs, job_id, "x"),
+    }
+    try:
+        for name, step in steps.items():
+            if postgres:
+                assert not batch_is_locked(), name
+            with resources.db.transaction() as session:
+                assert not step(session)  # the job is completed: nothing moves
+                if postgres:
+                    assert batch_is_locked(), f"{name} did not lock the batch first"
+    finally:
+        other.dispose()

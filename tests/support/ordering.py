@@ -4,8 +4,8 @@
 to the next idle worker in collection order. A heavy module collected last leaves the other
 worker idle until it ends; handing out the longest first (the longest-processing-time rule)
 keeps both busy to the end. Each module's seconds come from ``tests/durations.json``, written by
-a whole run with ``--store-durations``; a module missing there (a new one) counts as the
-median. Tests keep their order inside a module, and a module's tests stay together."""
+``--store-durations`` (a run of part of the suite updates the modules it ran); a module missing
+there (a new one) counts as the median. Tests keep their order inside a module, and a module's tests stay together."""
 
 from __future__ import annotations
 
@@ -72,7 +72,9 @@ class _Recorder:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):
             return  # an xdist worker: the controller sees every worker's reports
-        ordered = sorted(self.seconds.items(), key=lambda kv: -kv[1])
+        # A run of part of the suite updates its modules and keeps the others' seconds.
+        merged = {**load_durations(), **self.seconds}
+        ordered = sorted(merged.items(), key=lambda kv: -kv[1])
         DURATIONS.write_text(json.dumps({k: round(v, 1) for k, v in ordered}, indent=0) + "\n")
 
 

@@ -189,9 +189,21 @@ class Claim:
         return model.model_validate(self.params)
 
 
+def lock_batch_of(session: Session, job_id: str) -> None:
+    """Lock a batch item's batch row before the item's own row. Every transaction that moves
+    a batch item and then its batch (claim, finish, fail) takes the two rows in the order the
+    batch's cancel does, batch first, so none waits on another holding the other row
+    (PostgreSQL found the deadlock: a claim that locked its job, then the batch, against a
+    cancel that locked the batch, then the job). Nothing for a job outside a batch."""
+    batch_id = session.scalar(select(Job.batch_id).where(Job.id == job_id))
+    if batch_id is not None:
+        session.execute(select(Batch.id).where(Batch.id == batch_id).with_for_update())
+
+
 def claim(session: Session, job_id: str, lease_seconds: float) -> Claim | None:
     """``pending|queued -> processing`` with a conditional update: of two deliveries of the same
     task, one gets the claim and the other returns None."""
+    lock_batch_of(session, job_id)
     now = utcnow()
     row = session.execute(
         update(Job)
@@ -317,6 +329,7 @@ def finish(
     the job, else ``failed`` (``reason``: the last item's failure, said in the error when
     nothing was delivered); release the unused credits once; emit the events. Returns the
     final status, or None when this run no longer owned the job."""
+    lock_batch_of(session, claim.job_id)
     job = session.get(Job, claim.job_id)
     if job is None:
         return None
@@ -340,6 +353,7 @@ def finish(
 
 def fail_job(session: Session, backends: JobBackends, job_id: str, error: str) -> bool:
     """Fail an active job whatever run holds it (sweeper, cancel); releases and emits."""
+    lock_batch_of(session, job_id)
     moved = lifecycle.move_job(
         session, job_id, [PENDING, QUEUED, PROCESSING], FAILED, error=error, lease_expires_at=None
     )
