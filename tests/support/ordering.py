@@ -5,7 +5,8 @@ to the next idle worker in collection order. A heavy module collected last leave
 worker idle until it ends; handing out the longest first (the longest-processing-time rule)
 keeps both busy to the end. Each module's seconds come from ``tests/durations.json``, written by
 ``--store-durations`` (a run of part of the suite updates the modules it ran); a module missing
-there (a new one) counts as the median. Tests keep their order inside a module, and a module's tests stay together."""
+there (a new one) counts as the median. Tests keep their order inside a module, and a
+module's tests stay together."""
 
 from __future__ import annotations
 
