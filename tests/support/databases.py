@@ -22,11 +22,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def backends_for(node: pytest.Item | pytest.Function | object) -> list[str]:
+def backends_for(node: pytest.Item) -> list[str]:
     """The backends a test (or its definition) runs on."""
-    closest = getattr(node, "get_closest_marker", None)
-    both = closest is not None and closest(BOTH) is not None
-    return list(BACKENDS) if both else [PRIMARY]
+    return list(BACKENDS) if node.get_closest_marker(BOTH) is not None else [PRIMARY]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
