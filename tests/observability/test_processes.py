@@ -125,6 +125,9 @@ def test_two_api_processes_and_a_recycled_worker(
     logs = processes["logs"]
     assert isinstance(logs, dict)
     wait_until(lambda: up(f"{api}/healthz"), timeout=120, interval=0.3)
+    # /healthz answers as soon as one API process serves; a request that reaches the other one
+    # while it still starts is reset (seen on a loaded machine), so both must say they are up.
+    wait_until(lambda: logs["api"].read_text().count("startup complete") >= 2, timeout=120)
     wait_until(lambda: up(worker_url), timeout=120, interval=0.3)
     # A fresh connection each request: no race with a server closing an idle keep-alive one.
     fresh = httpx.Limits(max_keepalive_connections=0)
