@@ -56,6 +56,8 @@ from pixelmill.engines.runtime.segmentation import (
     snap_to_edges,
 )
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "corpora"))
+
 SIZE = 512
 
 
@@ -1021,12 +1023,137 @@ def pockets_sheet(path: str) -> None:
     _save_scaled(np.vstack(groups), path, 0.6)
 
 
+# --- The cut-out corpus (issue 62 items 1 and 4): photos with ground-truth masks ------------
+
+
+def corpus_rows(root: Path, per_half: int, max_side: int) -> list[dict[str, object]]:
+    """Every sample of ``bench/corpora/cutout_masks.py``'s corpus under ``root`` (at most
+    ``per_half`` per half, spread over the product types), at each framing, with the parts step
+    off and on: IoU, thin parts kept and interior partly transparent."""
+    from cutout_masks import FRAMINGS, each, frame, samples, scores
+
+    rows: list[dict[str, object]] = []
+    for sample in each(samples(root), per_half):
+        image, mask = sample.load(max_side)
+        for framing in FRAMINGS:
+            img, truth = frame(image, mask, framing)
+            if truth.sum() < 64:
+                continue
+            band = guided_radius(*truth.shape)
+            row: dict[str, object] = {
+                "id": sample.id,
+                "half": sample.half,
+                "group": sample.group,
+                "framing": framing,
+            }
+            for version, on in (("off", False), ("on", True)):
+                alpha = subject_matte(img, "auto", SALIENCY, parts=on).alpha
+                for key, value in scores(alpha, truth, band).items():
+                    row[f"{key} ({version})"] = value
+            rows.append(row)
+    return rows
+
+
+def corpus_summary(rows: list[dict[str, object]], by: tuple[str, ...]) -> list[dict[str, object]]:
+    """Means of the scores over the rows sharing the ``by`` columns (NaN scores left out)."""
+    keys = [k for k in rows[0] if k not in ("id", "half", "group", "framing")] if rows else []
+    groups: dict[tuple[object, ...], list[dict[str, object]]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[b] for b in by), []).append(r)
+    out: list[dict[str, object]] = []
+    for label, members in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        summary: dict[str, object] = dict(zip(by, label, strict=True))
+        summary["n"] = len(members)
+        for k in keys:
+            values = np.array([float(str(m[k])) for m in members], np.float64)
+            summary[k] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
+        out.append(summary)
+    return out
+
+
+def corpus(root: Path) -> None:
+    """``--corpus DIR [--per-half N] [--max-side S]``: both halves, per framing and per
+    product type, parts step off and on."""
+    per_half = int(_option("--per-half") or 0)
+    max_side = int(_option("--max-side") or 640)
+    print(f"load average (1/5/15 min): {os.getloadavg()}")
+    started = time.perf_counter()
+    rows = corpus_rows(root, per_half, max_side)
+    if not rows:
+        raise SystemExit(f"--corpus {root}: no photo with a mask (docs/corpora-cutouts.md)")
+    photos = len({r["id"] for r in rows})
+    print(f"{photos} photos ({len(rows)} framings) in {time.perf_counter() - started:.0f} s")
+    for half in ("tune", "report"):
+        n = len({r["id"] for r in rows if r["half"] == half})
+        print(f"{half} half: {n} photos" + ("" if n else " (none: its rows are missing below)"))
+    print_table(corpus_summary(rows, ("half", "framing")), "Cut-out corpus: each half, per framing")
+    print_table(
+        corpus_summary(rows, ("half", "group", "framing")),
+        "Cut-out corpus: each half, per product type and framing",
+    )
+    target = _option("--save")
+    if target:
+        import json
+
+        Path(target).write_text(json.dumps(rows, default=float, indent=0))
+        print(f"wrote {target}")
+
+
+def framings_rows() -> list[dict[str, object]]:
+    """coffee()'s saucer (``multipart.coffee_saucer``) at each framing and size: full frame,
+    centre square, and tight crops to the saucer's box (a 10 px margin, and none: the saucer
+    touching three sides), at 512 and 1024 px: the saucer's share opaque (alpha >= 0.9), its
+    front edge's mean alpha (the lowest 15 % of its rows) and the share of the cup and saucer's
+    interior left partly transparent, parts step off and on."""
+    from cutout_masks import interior
+
+    from multipart import coffee_saucer
+
+    full = photo("coffee")
+    saucer, cup = coffee_saucer()
+    boxes = {
+        "full": (slice(None), slice(None)),
+        "centre square": (slice(None), slice(100, 500)),
+        "tight, 10 px margin": (slice(6, 393), slice(73, 484)),
+        "tight, no margin": (slice(16, 383), slice(83, 474)),
+    }
+    rows: list[dict[str, object]] = []
+    for label, box in boxes.items():
+        for side in (512, 1024):
+            img, s, c = full[box], saucer[box].astype(np.uint8), cup[box].astype(np.uint8)
+            h, w = s.shape
+            f = side / max(h, w)
+            size = (round(w * f), round(h * f))
+            img = np.ascontiguousarray(cv2.resize(img, size, interpolation=cv2.INTER_CUBIC))
+            sm = cv2.resize(s, size, interpolation=cv2.INTER_NEAREST) > 0
+            cm = cv2.resize(c, size, interpolation=cv2.INTER_NEAREST) > 0
+            rows_with = np.flatnonzero(sm.any(axis=1))
+            front = sm.copy()
+            front[: rows_with.max() - int(0.15 * (rows_with.max() - rows_with.min()))] = False
+            inner = interior(sm | cm, guided_radius(*sm.shape))
+            row: dict[str, object] = {"framing": label, "px": side}
+            for version, on in (("off", False), ("on", True)):
+                alpha = subject_matte(img, "auto", SALIENCY, parts=on).alpha
+                row[f"saucer opaque ({version})"] = float((alpha[sm] >= 0.9).mean())
+                row[f"front edge alpha ({version})"] = float(alpha[front].mean())
+                semi = (alpha[inner] > 0.02) & (alpha[inner] < 0.98)
+                row[f"interior partial % ({version})"] = 100 * float(semi.mean())
+            rows.append(row)
+    return rows
+
+
 def main() -> None:
     folder = _option("--models-dir")
     if folder is not None:
         use_models_dir(Path(folder))
     if "--regions" in sys.argv:
         regions_speed()
+        return
+    if "--corpus" in sys.argv:
+        corpus(Path(str(_option("--corpus"))))
+        return
+    if "--framings" in sys.argv:
+        print_table(framings_rows(), "coffee()'s saucer at each framing, parts step off / on")
         return
     if "--pockets-sheet" in sys.argv:
         pockets_sheet(sys.argv[sys.argv.index("--pockets-sheet") + 1])

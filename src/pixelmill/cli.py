@@ -11,13 +11,11 @@ from typing import Annotated, cast
 import typer
 
 from pixelmill.config import Settings
+from pixelmill.models.cli import models
 
 app = typer.Typer(help="pixelmill: a self-hostable, credit-billed image API.", no_args_is_help=True)
 admin = typer.Typer(help="Account administration.", no_args_is_help=True)
 app.add_typer(admin, name="admin")
-models = typer.Typer(
-    help="Background-removal models placed in PIXELMILL_MODELS_DIR.", no_args_is_help=True
-)
 app.add_typer(models, name="models")
 
 
@@ -279,57 +277,6 @@ def create_key(email: str) -> None:
         key = accounts.create_api_key(session, settings.resolved_secret_key, user.id)
     typer.echo(key)
     db.dispose()
-
-
-def _models_dir() -> Path:
-    folder = _settings().models_dir
-    if folder is None:
-        typer.echo("PIXELMILL_MODELS_DIR is not set: background removal uses the packaged u2netp")
-        raise typer.Exit(0)
-    if not folder.is_dir():
-        typer.echo(f"error: PIXELMILL_MODELS_DIR={folder} is not a folder", err=True)
-        raise typer.Exit(1)
-    return folder
-
-
-@models.command("list")
-def models_list() -> None:
-    """Each .onnx file in PIXELMILL_MODELS_DIR: name, family, size, sha256, input shape, and
-    which one background removal uses."""
-    from pixelmill.engines.background import best_model, find_models, verify_model
-
-    folder = _models_dir()
-    found = find_models(folder)
-    best = best_model(folder)
-    if not found:
-        typer.echo(f"{folder}: no .onnx files; background removal uses the packaged u2netp")
-    for model in found:
-        check = verify_model(model, run=False)
-        used = "  <- used by background removal" if best and model.path == best.path else ""
-        typer.echo(
-            f"{model.name}  family={check.family or 'unknown'}  size={check.size_bytes}  "
-            f"sha256={check.sha256}  input={check.input_shape}{used}"
-        )
-
-
-@models.command("verify")
-def models_verify() -> None:
-    """Open every model, check its input shape for its family and run it on a small image;
-    exit status 1 when any fails."""
-    from pixelmill.engines.background import find_models, verify_model
-
-    folder = _models_dir()
-    failed = 0
-    for model in find_models(folder):
-        check = verify_model(model)
-        status = "ok" if check.ok else f"FAILED: {check.problem}"
-        failed += not check.ok
-        typer.echo(
-            f"{check.name}  {status}  size={check.size_bytes}  sha256={check.sha256}  "
-            f"input={check.input_shape}"
-        )
-    if failed:
-        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -264,8 +264,20 @@ class Settings(BaseSettings):
     )
     models_dir: Path | None = Field(
         None,
-        description="rembg-format ONNX models (u2net, isnet-general-use, birefnet-general...) "
-        "the operator placed; background removal uses the best present (pixelmill models list)",
+        description="open ONNX models the operator pulled or placed (pixelmill models catalog "
+        "| pull | list | verify; rembg-format background models by rembg's names): background "
+        "removal, upscale, colorize and inpainting use the best present (docs/models.md)",
+    )
+    models_mirror: str | None = Field(
+        None,
+        description="pixelmill models pull fetches MIRROR/<file> instead of each model's "
+        "upstream URL (a site without internet; the sha256 is checked all the same)",
+    )
+    onnx_providers: str | None = Field(
+        None,
+        description="ONNX Runtime execution providers, comma-separated, in order (cuda, "
+        "tensorrt, rocm, openvino, coreml, directml, cpu or ORT's full names); unset: CUDA "
+        "when onnxruntime-gpu is installed, else the CPU (docs/models.md)",
     )
     font_dir: Path | None = Field(
         None,
