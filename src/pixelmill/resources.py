@@ -149,7 +149,7 @@ def build_resources(settings: Settings) -> Resources:
     # Operations routed to a provider (PIXELMILL_ROUTE_*) get a provider-backed engine in
     # front of their offline one; with no route the registry is unchanged.
     engines, providers = route_engines(
-        build_engines(settings.models_dir, settings.font_dir), settings
+        build_engines(settings.models_dir, settings.font_dir, settings.onnx_providers), settings
     )
     return Resources(
         settings=settings,

@@ -29,6 +29,7 @@ from pixelmill.engines.replace_background import ReplaceBackgroundEngine
 from pixelmill.engines.replace_background.hosted import ReplaceBackgroundHosted
 from pixelmill.engines.runtime.fonts import use_font_dir
 from pixelmill.engines.runtime.hosted import HostedEngine, HostedImage, bind
+from pixelmill.engines.runtime.onnx import use_providers
 from pixelmill.engines.scenes import ScenesEngine
 from pixelmill.engines.scenes.hosted import ScenesHosted
 from pixelmill.engines.silo import SiloEngine
@@ -45,20 +46,24 @@ from pixelmill.providers.routing import Backends, Fallback, Route, check_route
 
 
 def build_engines(
-    models_dir: Path | None = None, font_dir: Path | None = None
+    models_dir: Path | None = None,
+    font_dir: Path | None = None,
+    onnx_providers: str | None = None,
 ) -> dict[str, Engine]:
-    """Every engine; ``models_dir`` (``PIXELMILL_MODELS_DIR``) may hold stronger rembg-format
-    background-removal models, ``font_dir`` (``PIXELMILL_FONT_DIR``) more fonts."""
+    """Every engine; ``models_dir`` (``PIXELMILL_MODELS_DIR``) may hold catalogued open models
+    (:mod:`pixelmill.models`) the engines prefer, ``font_dir`` (``PIXELMILL_FONT_DIR``) more
+    fonts; ``onnx_providers`` (``PIXELMILL_ONNX_PROVIDERS``) where ONNX sessions run."""
     use_font_dir(font_dir)
+    use_providers(onnx_providers)
     engines: list[Engine] = [
         BackgroundRemovalEngine(models_dir),
         MakeTransparentEngine(),
-        UpscaleEngine(),
+        UpscaleEngine(models_dir),
         TextRemovalEngine(),
         ConvertEngine(),
         EnhanceEngine(),
         UnblurEngine(),
-        ColorizeEngine(),
+        ColorizeEngine(models_dir),
         StyleTransferEngine(),
         AnalyzeEngine(),
         ImageToPromptEngine(),
@@ -139,6 +144,8 @@ PROFILES: dict[str, dict[str, str]] = {
         "edit": "comfyui:edit.json",
         "image_to_image": "comfyui:edit.json",
         "upscale": "comfyui:upscale.json",
+        "product_photo": "comfyui:product_photo.json",
+        "tryon": "comfyui:tryon.json",
     },
 }
 """``PIXELMILL_BACKEND_PROFILE``: the default route of every operation each backend serves

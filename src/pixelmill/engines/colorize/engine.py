@@ -3,7 +3,9 @@ procedural default. No learned colourisation model is available offline, so the 
 always classical and ``details.method`` says which of the three was used.
 
 Precedence: a reference image (``inputs.extra["reference"]``) wins over ``palette``, which wins
-over the default. The output keeps the input's lightness exactly; only chroma is added.
+over the default. With a catalogued colouriser in ``PIXELMILL_MODELS_DIR`` (DDColor,
+:mod:`pixelmill.models`) the default is that network instead (``details.model`` names it). The
+output keeps the input's lightness exactly; only chroma is added.
 
 Colour input: an image whose chroma varies independently of its lightness (a colour photo,
 not a sepia or duotone print; see :func:`is_colour_image`) is first reduced to its CIELAB
@@ -14,6 +16,7 @@ rather than silently returning the original.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -29,6 +32,8 @@ from pixelmill.engines.colorize.transfer import (
 )
 from pixelmill.engines.runtime import faces as face_detection
 from pixelmill.engines.runtime.colour import from_lab, merge_alpha, split_alpha, to_lab
+from pixelmill.engines.runtime.families.colorizer import Colorizer
+from pixelmill.models.presence import best_runner
 
 COLOUR_RESIDUAL_THRESHOLD = 3.0
 """``a*b*`` spread (after removing what lightness explains) above which an image counts as
@@ -82,9 +87,20 @@ class ColorizeEngine(BaseEngine[ColorizeParams]):
     name: ClassVar[str] = "colorize"
     Params: ClassVar[type[BaseModel]] = ColorizeParams
 
+    def __init__(self, models_dir: Path | None = None) -> None:
+        """``models_dir``: ``PIXELMILL_MODELS_DIR``; a catalogued colouriser there (DDColor)
+        replaces the procedural default (a reference or a palette still wins)."""
+        super().__init__()
+        self.models_dir = models_dir
+        self.colorizer: Colorizer | None = None
+
     def _load(self) -> None:
-        """Build the face detector used by the default palette."""
+        """Build the face detector used by the default palette, and the best colouriser
+        present in the models folder, if any."""
         face_detection.load()
+        runner = best_runner("colorize", self.models_dir)
+        if isinstance(runner, Colorizer):
+            self.colorizer = runner
 
     def _run(self, inputs: EngineInputs, params: ColorizeParams) -> EngineResult:
         rgb, alpha = split_alpha(inputs.image)
@@ -113,6 +129,14 @@ class ColorizeEngine(BaseEngine[ColorizeParams]):
                 "(gradient map), lightness kept"
             )
             details["mode"] = "palette"
+        elif self.colorizer is not None:
+            grey = from_lab(np.dstack([lightness, np.zeros_like(lab[..., 1:])]))
+            ab = self.colorizer.chroma(grey)
+            method = (
+                f"{self.colorizer.name} (DDColor, ONNX, from PIXELMILL_MODELS_DIR: a learned "
+                f"colouriser seeing the lightness at {self.colorizer.side}²), lightness kept"
+            )
+            details.update(mode="model", model=self.colorizer.name)
         else:
             grey = from_lab(np.dstack([lightness, np.zeros_like(lab[..., 1:])]))
             scene = scene_chroma(lightness, grey)

@@ -6,8 +6,12 @@ process, under a lock. ``InferenceSession.run`` is itself thread-safe, so one se
 every worker thread.
 
 Model files come from installed packages (``packaged_file("rembg", "u2netp.onnx")``, or
-pixelmill's own: ``packaged_file("pixelmill.engines.runtime", "models/u2netp-320.onnx")``), never
-from a network hub.
+pixelmill's own: ``packaged_file("pixelmill.engines.runtime", "models/u2netp-320.onnx")``) or from
+``PIXELMILL_MODELS_DIR`` (:mod:`pixelmill.models`), never from a network hub.
+
+Sessions run on the execution providers ``PIXELMILL_ONNX_PROVIDERS`` names (:func:`use_providers`,
+called once at startup); by default CUDA where ``onnxruntime-gpu`` provides it, else the CPU.
+The CPU provider is always last, so an operator a GPU provider lacks still runs.
 """
 
 from __future__ import annotations
@@ -30,6 +34,69 @@ DEFAULT_INTRA_OP_THREADS = 2
 each session stays small rather than claiming every core."""
 
 ModelSource = str | os.PathLike[str] | Traversable
+
+CPU = "CPUExecutionProvider"
+SHORT_NAMES = {
+    "cpu": CPU,
+    "cuda": "CUDAExecutionProvider",
+    "tensorrt": "TensorrtExecutionProvider",
+    "rocm": "ROCMExecutionProvider",
+    "migraphx": "MIGraphXExecutionProvider",
+    "openvino": "OpenVINOExecutionProvider",
+    "coreml": "CoreMLExecutionProvider",
+    "directml": "DmlExecutionProvider",
+}
+"""``PIXELMILL_ONNX_PROVIDERS`` may name a provider by these short names or by ONNX Runtime's."""
+
+
+def default_providers() -> list[str]:
+    """CUDA then CPU where the installed ONNX Runtime has CUDA (``onnxruntime-gpu``), else CPU."""
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        return ["CUDAExecutionProvider", CPU]
+    return [CPU]
+
+
+def parse_providers(value: str | None) -> list[str]:
+    """The providers a comma-separated ``PIXELMILL_ONNX_PROVIDERS`` value names, in order, with
+    the CPU provider last; unset or empty: :func:`default_providers`. Raises ``ValueError``
+    naming what this ONNX Runtime offers when a name is unknown or not installed."""
+    names = [n.strip() for n in (value or "").split(",") if n.strip()]
+    if not names:
+        return default_providers()
+    available = ort.get_available_providers()
+    chosen: list[str] = []
+    for name in names:
+        full = SHORT_NAMES.get(name.lower(), name)
+        if full not in available:
+            raise ValueError(
+                f"PIXELMILL_ONNX_PROVIDERS: {name} is not available in this ONNX Runtime "
+                f"(available: {', '.join(available)}; a GPU needs onnxruntime-gpu, docs/models.md)"
+            )
+        if full not in chosen:
+            chosen.append(full)
+    if CPU in chosen:
+        chosen.remove(CPU)
+    return [*chosen, CPU]
+
+
+class _Providers:
+    """The execution providers every session is created with (set once at startup)."""
+
+    chosen: list[str] | None = None
+
+
+def use_providers(value: str | None) -> list[str]:
+    """Set the providers from ``PIXELMILL_ONNX_PROVIDERS``'s value (sessions created after
+    this use them) and return them."""
+    _Providers.chosen = parse_providers(value)
+    return list(_Providers.chosen)
+
+
+def providers() -> list[str]:
+    """The providers a new session gets."""
+    if _Providers.chosen is None:
+        _Providers.chosen = default_providers()
+    return list(_Providers.chosen)
 
 
 def packaged_file(package: str, resource: str) -> Traversable:
@@ -60,7 +127,7 @@ def session_options(intra_op_threads: int, arena: bool = False) -> ort.SessionOp
 
 
 class OnnxModel:
-    """One ONNX model file and its lazily created CPU ``InferenceSession``.
+    """One ONNX model file and its lazily created ``InferenceSession`` (on :func:`providers`).
 
     ``source`` may be a filesystem path or a :class:`Traversable` from
     :func:`packaged_file`; zipped packages are handled by reading the bytes.
@@ -112,12 +179,12 @@ class OnnxModel:
 
     def _create(self, arena: bool = False) -> ort.InferenceSession:
         opts = session_options(self._intra_op_threads, arena)
-        providers = ["CPUExecutionProvider"]
+        chosen = providers()
         src = self._source
         if isinstance(src, Traversable) and not isinstance(src, Path):
             # A model inside a zip or other non-filesystem package: hand ORT the bytes.
-            return ort.InferenceSession(src.read_bytes(), sess_options=opts, providers=providers)
-        return ort.InferenceSession(os.fspath(src), sess_options=opts, providers=providers)
+            return ort.InferenceSession(src.read_bytes(), sess_options=opts, providers=chosen)
+        return ort.InferenceSession(os.fspath(src), sess_options=opts, providers=chosen)
 
     @property
     def input_names(self) -> list[str]:

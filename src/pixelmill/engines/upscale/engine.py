@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import cv2
@@ -30,7 +31,9 @@ from pixelmill.engines.base import (
     ImageArray,
     OutputImage,
 )
+from pixelmill.engines.runtime.families.upscaler import Upscaler
 from pixelmill.engines.upscale import classical, learned
+from pixelmill.models.presence import best_runner
 
 Quality = Literal["fast", "balanced", "high"]
 
@@ -187,16 +190,36 @@ class UpscaleParams(BaseModel):
     )
 
 
+def model_method(upscaler: Upscaler) -> UpscaleMethod:
+    """An upscaler from ``PIXELMILL_MODELS_DIR`` (:mod:`pixelmill.models`) as a method."""
+    return UpscaleMethod(
+        name=f"{upscaler.name} (Real-ESRGAN, ONNX, from PIXELMILL_MODELS_DIR; "
+        f"×{upscaler.scale} per pass, in {upscaler.window}-pixel tiles with 16 pixels of context)",
+        upscale=lambda rgb, f: upscaler.upscale(rgb),
+        factors=(upscaler.scale,),
+    )
+
+
 class UpscaleEngine(BaseEngine[UpscaleParams]):
-    """Upscale an image ×2, ×4 or ×8; RGBA stays RGBA."""
+    """Upscale an image ×2, ×4 or ×8; RGBA stays RGBA. With a catalogued upscaler in
+    ``PIXELMILL_MODELS_DIR`` the balanced and high qualities run it (``details.model``)."""
 
     name: ClassVar[str] = "upscale"
     Params: ClassVar[type[BaseModel]] = UpscaleParams
 
+    def __init__(self, models_dir: Path | None = None) -> None:
+        super().__init__()
+        self.models_dir = models_dir
+        self.upscaler: Upscaler | None = None
+
     def _load(self) -> None:
-        """Load whatever the configured methods need (the classical ones need nothing)."""
+        """Load whatever the configured methods need (the classical ones need nothing) and the
+        best upscaler present in the models folder, if any."""
         for method in METHODS.values():
             method.load()
+        runner = best_runner("upscale", self.models_dir)
+        if isinstance(runner, Upscaler):
+            self.upscaler = runner
 
     def _run(self, inputs: EngineInputs, params: UpscaleParams) -> EngineResult:
         image = inputs.image
@@ -214,6 +237,15 @@ class UpscaleEngine(BaseEngine[UpscaleParams]):
             )
 
         method = METHODS[params.quality]
+        model: str | None = None
+        if self.upscaler is not None and params.quality != "fast":
+            candidate = model_method(self.upscaler)
+            try:
+                plan_passes(scale, candidate.factors)
+            except ValueError:
+                pass  # a ×4 model cannot make ×2: the offline method does
+            else:
+                method, model = candidate, self.upscaler.name
         method_name = method.name
         if method.max_input_pixels is not None and h * w > method.max_input_pixels:
             method_name = (
@@ -241,4 +273,6 @@ class UpscaleEngine(BaseEngine[UpscaleParams]):
                 method_name += f"; mild edge-aware detail enhancement on {len(faces)} face(s)"
             details["face_enhance_applied"] = bool(faces)
         details["method"] = method_name
+        if model is not None:
+            details["model"] = model
         return EngineResult([OutputImage(out, "result")], details)
