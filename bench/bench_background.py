@@ -14,7 +14,11 @@ products with soft shadows on plain and gradient backdrops, where nothing but th
 should join; ``--regions`` for the step's six segmentations against scikit-image's;
 ``--pockets-sheet docs/cutout-pockets.jpg`` for the backdrop seen through a handle;
 ``--models-dir DIR`` with ``--parts`` or ``--parts-sizes`` measures the best rembg model in DIR,
-as ``PIXELMILL_MODELS_DIR`` would give it, instead of the packaged U²-Net-p)
+as ``PIXELMILL_MODELS_DIR`` would give it, instead of the packaged U²-Net-p; ``--corpus DIR``
+[``--per-half N``] [``--max-side S``] [``--save FILE.json``] for the cut-out corpus of
+``bench/corpora/cutout_masks.py``, both halves per framing and product type, parts step off and
+on; ``--framings`` for coffee's saucer at four framings and two sizes, ``--framings-sheet
+docs/cutout-framings.jpg`` for its contact sheet; ``docs/corpora-cutouts.md``)
 """
 
 from __future__ import annotations
@@ -1111,14 +1115,8 @@ def framings_rows() -> list[dict[str, object]]:
 
     full = photo("coffee")
     saucer, cup = coffee_saucer()
-    boxes = {
-        "full": (slice(None), slice(None)),
-        "centre square": (slice(None), slice(100, 500)),
-        "tight, 10 px margin": (slice(6, 393), slice(73, 484)),
-        "tight, no margin": (slice(16, 383), slice(83, 474)),
-    }
     rows: list[dict[str, object]] = []
-    for label, box in boxes.items():
+    for label, box in FRAMING_BOXES.items():
         for side in (512, 1024):
             img, s, c = full[box], saucer[box].astype(np.uint8), cup[box].astype(np.uint8)
             h, w = s.shape
@@ -1142,6 +1140,36 @@ def framings_rows() -> list[dict[str, object]]:
     return rows
 
 
+FRAMING_BOXES = {
+    "full": (slice(None), slice(None)),
+    "centre square": (slice(None), slice(100, 500)),
+    "tight, 10 px margin": (slice(6, 393), slice(73, 484)),
+    "tight, no margin": (slice(16, 383), slice(83, 474)),
+}
+"""coffee()'s framings (rows, columns of the 600 x 400 photo): the tight crops are the
+saucer's box (``multipart.coffee_saucer``) with 10 px around it, and without."""
+
+
+def framings_sheet(path: str) -> None:
+    """``docs/cutout-framings.jpg``: coffee() at each framing (512 px): the photo, the alpha
+    with the parts step off and on, and the cut-out (step on) on a checkerboard."""
+    strips = []
+    for label, box in FRAMING_BOXES.items():
+        crop = photo("coffee")[box]
+        h, w = crop.shape[:2]
+        f = 512 / max(h, w)
+        size = (round(w * f), round(h * f))
+        image = np.ascontiguousarray(cv2.resize(crop, size, interpolation=cv2.INTER_CUBIC))
+        tiles = [_tile(image, label)]
+        for version, on in (("parts step off", False), ("parts step on", True)):
+            alpha = subject_matte(image, "auto", SALIENCY, parts=on).alpha
+            tiles.append(_tile((alpha * 255 + 0.5).astype(np.uint8), f"alpha, {version}"))
+        rgba = np.dstack([image, (alpha * 255 + 0.5).astype(np.uint8)])
+        tiles.append(_tile(rgba, "cut-out (default)"))
+        strips.append(_strip(tiles))
+    _save_scaled(np.vstack(strips), path, 0.6)
+
+
 def main() -> None:
     folder = _option("--models-dir")
     if folder is not None:
@@ -1151,6 +1179,9 @@ def main() -> None:
         return
     if "--corpus" in sys.argv:
         corpus(Path(str(_option("--corpus"))))
+        return
+    if "--framings-sheet" in sys.argv:
+        framings_sheet(str(_option("--framings-sheet")))
         return
     if "--framings" in sys.argv:
         print_table(framings_rows(), "coffee()'s saucer at each framing, parts step off / on")
