@@ -118,7 +118,7 @@ def _download(
                 done = offset
                 if progress:
                     progress(done, total)
-                for block in response.iter_bytes(CHUNK):
+                for block in response.iter_bytes():  # as it arrives: a drop keeps it all
                     out.write(block)
                     done += len(block)
                     if progress:
