@@ -23,6 +23,8 @@ FILLED = {
     "edit": {"image", "prompt", "negative_prompt", "seed"},
     "image_to_image": {"image", "prompt", "negative_prompt", "seed"},
     "upscale": {"image", "prompt", "negative_prompt", "seed"},
+    "product_photo": {"image", "product", "prompt", "negative_prompt", "seed", "width", "height"},
+    "tryon": {"image", "garment", "prompt", "negative_prompt", "seed"},
 }
 """What each operation's hosted engine fills in a ComfyUI workflow (its ``_comfyui`` call)."""
 

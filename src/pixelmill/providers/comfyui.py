@@ -121,6 +121,23 @@ class ComfyUIProvider:
             raise ProviderFailure(NAME, "the upload answer has no name")
         return f"{sub}/{name}" if sub else name
 
+    def fill(
+        self,
+        workflow: str,
+        images: dict[str, bytes],
+        values: dict[str, Any],
+        cancel: CancelToken | None = None,
+    ) -> dict[str, Any]:
+        """``workflow`` as it is queued: ``images`` uploaded (``POST /upload/image``) and
+        every placeholder filled with their names and ``values``. ``scripts/validate-comfyui``
+        posts what this returns to a real server's ``/prompt``."""
+        template = self.workflow(workflow)
+        filled = dict(values)
+        for key, data in images.items():
+            filled[key] = self.upload(data, cancel)
+        prompt: dict[str, Any] = substitute(template, filled)
+        return prompt
+
     def run(
         self,
         workflow: str,
@@ -130,12 +147,8 @@ class ComfyUIProvider:
     ) -> list[bytes]:
         """Upload ``images`` (placeholder name -> PNG bytes), queue ``workflow`` with them and
         ``values``, wait for it and return its output images in node order."""
-        template = self.workflow(workflow)
         with self.http.slot(cancel):
-            filled = dict(values)
-            for key, data in images.items():
-                filled[key] = self.upload(data, cancel)
-            prompt = substitute(template, filled)
+            prompt = self.fill(workflow, images, values, cancel)
             queued = self.http.json_object(
                 self.http.request(
                     "POST",
@@ -216,3 +229,101 @@ class ComfyUIProvider:
         if not files:
             raise ProviderFailure(NAME, "the workflow produced no output image")
         return files
+
+
+_PRIMITIVES = {"INT", "FLOAT", "STRING", "BOOLEAN", "COMBO"}
+
+
+def _spec_type(spec: Any) -> tuple[str, list[Any] | None, dict[str, Any]]:
+    """An ``/object_info`` input spec as (type, combo options or ``None``, options dict): old
+    combos are ``[[choices], {...}]``, new ones ``["COMBO", {"options": [...]}]``."""
+    kind = spec[0] if isinstance(spec, list) and spec else spec
+    extra = (
+        spec[1] if isinstance(spec, list) and len(spec) > 1 and isinstance(spec[1], dict) else {}
+    )
+    if isinstance(kind, list):
+        return "COMBO", kind, extra
+    if kind == "COMBO":
+        options = extra.get("options")
+        return "COMBO", options if isinstance(options, list) else None, extra
+    return str(kind), None, extra
+
+
+def check_workflow(flow: dict[str, Any], object_info: dict[str, Any]) -> list[str]:
+    """What a ComfyUI server whose ``/object_info`` is ``object_info`` would refuse in the
+    API-format workflow ``flow`` (its placeholders filled), as far as the node definitions
+    tell: unknown node classes, missing required inputs, inputs the class does not have, a
+    link to a missing node or output, a link whose output type is not the input's type, a
+    literal where a link is needed, a literal of the wrong type, out of its ``min``/``max``,
+    or not one of a list's choices (an image-upload list accepts any name: the server's input
+    folder changes), and no output node. An empty list: nothing found. ComfyUI's own
+    validation (``scripts/validate-comfyui``) also checks each node's own rules."""
+    problems: list[str] = []
+    outputs_seen = False
+    for node_id, node in flow.items():
+        if not isinstance(node, dict) or not isinstance(node.get("class_type"), str):
+            problems.append(f"node {node_id}: no class_type")
+            continue
+        cls = node["class_type"]
+        info = object_info.get(cls)
+        if not isinstance(info, dict):
+            problems.append(f"node {node_id}: {cls} is not a node class on the server")
+            continue
+        outputs_seen = outputs_seen or bool(info.get("output_node"))
+        declared = info.get("input", {})
+        required = declared.get("required", {}) or {}
+        optional = declared.get("optional", {}) or {}
+        inputs = node.get("inputs", {})
+        for name in required:
+            if name not in inputs:
+                problems.append(f"node {node_id} ({cls}): required input {name} is missing")
+        for name, value in inputs.items():
+            spec = required.get(name, optional.get(name))
+            if spec is None:
+                problems.append(f"node {node_id} ({cls}): {cls} has no input {name}")
+                continue
+            where = f"node {node_id} ({cls}) input {name}"
+            problems.extend(_check_value(where, value, spec, flow, object_info))
+    if not outputs_seen:
+        problems.append("no output node (SaveImage or another output_node class)")
+    return problems
+
+
+def _check_value(
+    where: str, value: Any, spec: Any, flow: dict[str, Any], object_info: dict[str, Any]
+) -> list[str]:
+    kind, options, extra = _spec_type(spec)
+    if isinstance(value, list):  # a link: [source node id, output index]
+        if len(value) != 2 or not isinstance(value[1], int) or str(value[0]) not in flow:
+            return [f"{where}: link {value} names no node"]
+        source = flow[str(value[0])]
+        types = object_info.get(source.get("class_type", ""), {}).get("output", [])
+        if not 0 <= value[1] < len(types):
+            return [f"{where}: node {value[0]} has no output {value[1]}"]
+        got = types[value[1]]
+        if isinstance(got, list):  # a list-valued output feeds a COMBO
+            got = "COMBO"
+        if "*" not in (got, kind) and got != kind:
+            return [f"{where}: takes {kind}, linked to a {got} output"]
+        return []
+    if isinstance(value, str) and _PLACEHOLDER.search(value):
+        return [f"{where}: the placeholder in {value!r} was not filled"]
+    if kind not in _PRIMITIVES:
+        return [f"{where}: takes a {kind} link, got the literal {value!r}"]
+    if kind == "COMBO":
+        if extra.get("image_upload") or options is None or value in options:
+            return []
+        return [f"{where}: {value!r} is not one of {options[:8]}"]
+    ok = {
+        "INT": isinstance(value, int) and not isinstance(value, bool),
+        "FLOAT": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "STRING": isinstance(value, str),
+        "BOOLEAN": isinstance(value, bool),
+    }[kind]
+    if not ok:
+        return [f"{where}: takes {kind}, got {value!r}"]
+    if kind in ("INT", "FLOAT"):
+        low, high = extra.get("min"), extra.get("max")
+        if (low is not None and value < low) or (high is not None and value > high):
+            return [f"{where}: {value} is outside {low}..{high}"]
+    return []

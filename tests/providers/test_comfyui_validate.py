@@ -1,0 +1,64 @@
+"""``scripts/validate-comfyui`` against a real ComfyUI: it starts ComfyUI's own server from its
+source on the CPU and every shipped workflow, filled as the adapter fills it, must be accepted by
+its ``POST /prompt``. ComfyUI and torch are an optional external tool (a few GB, not in the
+project's requirements), so this test runs only where an operator or developer has them:
+``PIXELMILL_TEST_COMFYUI_DIR`` (ComfyUI's source tree) and ``PIXELMILL_TEST_COMFYUI_PYTHON``
+(a Python with its requirements); it is skipped otherwise, also under ``CI=true``, where a
+missing optional tool is not a failure (docs/backends.md). The offline half, the workflows
+against the kept ``/object_info``, runs everywhere (test_comfyui_object_info.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pixelmill.providers.comfyui import SHIPPED
+
+ROOT = Path(__file__).resolve().parents[2]
+COMFYUI = os.environ.get("PIXELMILL_TEST_COMFYUI_DIR", "")
+PYTHON = os.environ.get("PIXELMILL_TEST_COMFYUI_PYTHON", "")
+
+
+def _missing() -> str | None:
+    if not COMFYUI or not (Path(COMFYUI) / "main.py").is_file():
+        return "ComfyUI's source is not here (PIXELMILL_TEST_COMFYUI_DIR)"
+    if not PYTHON or not Path(PYTHON).is_file():
+        return "no Python with ComfyUI's requirements (PIXELMILL_TEST_COMFYUI_PYTHON)"
+    probe = subprocess.run([PYTHON, "-c", "import torch"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        return f"torch is not installed for {PYTHON}"
+    return None
+
+
+@pytest.mark.slow
+def test_a_real_comfyui_accepts_every_shipped_workflow(tmp_path: Path) -> None:
+    missing = _missing()
+    if missing is not None:
+        pytest.skip(missing)
+    saved = tmp_path / "object_info.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "validate-comfyui"),
+            "--comfyui",
+            COMFYUI,
+            "--python",
+            PYTHON,
+            "--save-object-info",
+            str(saved),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    shipped = sorted(p.name for p in SHIPPED.glob("*.json"))
+    for name in shipped:
+        assert f"\n{name}: ok\n  /prompt: HTTP 200: accepted" in run.stdout, name
+    assert f"{len(shipped)} of {len(shipped)} workflows accepted" in run.stdout
+    assert '"TextEncodeQwenImageEditPlus"' in saved.read_text()
