@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio.to_thread
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixelmill import __version__
+from pixelmill.api.strict import refuse_unknown_fields
 from pixelmill.config import Settings
 from pixelmill.credits.headers import open_note
 from pixelmill.errors import AppError
@@ -217,6 +218,8 @@ def create_app(settings: Settings | None = None, resources: Resources | None = N
         static_url=DOCS_ASSETS_URL,
         swagger_ui_parameters={"validatorUrl": None},
         lifespan=lifespan,
+        # Unknown body fields are a 422 before any endpoint runs (api/strict.py).
+        dependencies=[Depends(refuse_unknown_fields)],
     )
     app.state.resources = res
     app.add_middleware(RateLimitHeadersMiddleware)

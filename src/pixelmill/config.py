@@ -166,6 +166,13 @@ class Settings(BaseSettings):
         "dispatched again by the next sweep; the claim makes duplicates harmless",
     )
     sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+    reads_per_minute: int = Field(
+        600,
+        ge=1,
+        description="per-minute read allowance of an account: every GET and HEAD (balance, "
+        "history, usage, lists, job polls), from any client, counts here and never in the "
+        "plan's work limits",
+    )
     test_key_requests_per_minute: int = Field(
         10,
         ge=1,

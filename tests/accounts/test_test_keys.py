@@ -287,23 +287,29 @@ def test_video_avatar_and_ad_pack_creates_say_test(
 
 
 def test_the_test_key_has_its_own_rate_limit(client: TestClient, resources: Resources) -> None:
+    """Work made with the test key (here: deleting a webhook that is not there, a 404 that
+    counts) spends its own bucket, never the plan's; reads go to the read allowance."""
     acct = make_account(resources, credits=1, plan="free")
     test = _test_key(client, acct)
     per_minute = resources.settings.test_key_requests_per_minute
-    before = client.get("/api/v2/account", headers=acct.key_headers)
+    before = client.delete("/api/v2/webhooks/999999", headers=acct.key_headers)
     live_left = int(before.headers["X-RateLimit-Remaining"])
     for i in range(per_minute):
-        r = client.get("/api/v2/account", headers=test)
-        assert r.status_code == 200, r.text
+        r = client.delete("/api/v2/webhooks/999999", headers=test)
+        assert r.status_code == 404, r.text
+        assert r.headers["X-RateLimit-Scope"] == "test-key"
         assert r.headers["X-RateLimit-Limit"] == str(per_minute)
         assert r.headers["X-RateLimit-Remaining"] == str(per_minute - 1 - i)
-    refused = client.get("/api/v2/account", headers=test)
+    refused = client.delete("/api/v2/webhooks/999999", headers=test)
     assert refused.status_code == 429
-    assert "test-key requests" in refused.json()["detail"] and "Retry-After" in refused.headers
+    assert "the test key's allowance" in refused.json()["detail"]
+    assert "Retry-After" in refused.headers
+    # Reading with the test key still works: reads have their own allowance.
+    assert client.get("/api/v2/account", headers=test).status_code == 200
 
     # The live key's plan bucket did not count the test key's calls.
-    after = client.get("/api/v2/account", headers=acct.key_headers)
-    assert after.status_code == 200
+    after = client.delete("/api/v2/webhooks/999999", headers=acct.key_headers)
+    assert after.status_code == 404
     assert int(after.headers["X-RateLimit-Remaining"]) == live_left - 1
 
 

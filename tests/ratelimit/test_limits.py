@@ -11,31 +11,37 @@ from tests.support.accounts import make_account
 
 
 def test_headers_count_down_then_429(client: TestClient, resources: Resources) -> None:
-    acct = make_account(resources, plan="free")  # 10 per minute
+    acct = make_account(resources, plan="free")  # 10 per minute of work
     seen = []
     for _ in range(10):
-        r = client.get("/api/v2/account", headers=acct.key_headers)
-        assert r.status_code == 200
+        r = client.post("/api/v2/account/test-key", headers=acct.key_headers)
+        assert r.status_code == 201, r.text
         seen.append(int(r.headers["X-RateLimit-Remaining"]))
         assert r.headers["X-RateLimit-Limit"] == "10"
+        assert r.headers["X-RateLimit-Scope"] == "work"
         reset = int(r.headers["X-RateLimit-Reset"])
         assert time.time() - 1 <= reset <= time.time() + 61
     assert seen == list(range(9, -1, -1))
-    r = client.get("/api/v2/account", headers=acct.key_headers)
+    r = client.post("/api/v2/account/test-key", headers=acct.key_headers)
     assert r.status_code == 429
     assert r.headers["content-type"].startswith("application/json")
-    assert "Rate limit" in r.json()["detail"]
-    assert 1 <= int(r.headers["Retry-After"]) <= 61
+    retry = int(r.headers["Retry-After"])
+    assert 1 <= retry <= 61
+    assert r.json()["detail"] == (
+        "Rate limit exceeded: the Free plan's work allowance (10 requests per minute) is used "
+        f"up; it refills in {retry} s"
+    )
     assert r.headers["X-RateLimit-Remaining"] == "0"
+    assert r.headers["X-RateLimit-Scope"] == "work"
 
 
 def test_limits_are_per_account(client: TestClient, resources: Resources) -> None:
     a = make_account(resources, plan="free")
     b = make_account(resources, plan="free")
     for _ in range(10):
-        client.get("/api/v1/user", headers=a.key_headers)
-    assert client.get("/api/v1/user", headers=a.key_headers).status_code == 429
-    assert client.get("/api/v1/user", headers=b.key_headers).status_code == 200
+        client.post("/api/v2/account/test-key", headers=a.key_headers)
+    assert client.post("/api/v2/account/test-key", headers=a.key_headers).status_code == 429
+    assert client.post("/api/v2/account/test-key", headers=b.key_headers).status_code == 201
 
 
 def test_daily_cap_counts_the_day_window() -> None:
@@ -93,26 +99,55 @@ def test_redis_storage_is_shared_between_limiters() -> None:
         b.hit_anonymous("shared", ip, per_day=3)
 
 
-def test_dashboard_reads_have_their_own_bucket(client: TestClient, resources: Resources) -> None:
-    """A free account's dashboard reads (GET with ``X-Pixelmill-Client: dashboard``) leave
-    the plan's 10 a minute untouched, up to 120 reads a minute; what the header cannot do:
-    spare a POST, or read beyond its own bucket."""
+def test_reads_have_their_own_allowance_for_every_client(
+    client: TestClient, resources: Resources
+) -> None:
+    """A free account's reads (balance, history, job list) leave the plan's 10 a minute of work
+    untouched; work spent leaves reads going; the read allowance has an end of its own."""
+    resources.settings.reads_per_minute = 40
     acct = make_account(resources, plan="free")
-    dashboard = {**acct.key_headers, "X-Pixelmill-Client": "dashboard"}
-    for i in range(30):
-        r = client.get("/api/v2/account", headers=dashboard)
+    for i, path in enumerate(["/api/v2/account", "/api/v2/account/history", "/api/v2/jobs"] * 10):
+        r = client.get(path, headers=acct.key_headers)
         assert r.status_code == 200, (i, r.text)
-    assert r.headers["X-RateLimit-Limit"] == "120"
-    assert r.headers["X-RateLimit-Remaining"] == "90"
-    # The plan's bucket is whole: 10 plain requests pass, the 11th is refused.
+    assert r.headers["X-RateLimit-Scope"] == "reads"
+    assert r.headers["X-RateLimit-Limit"] == "40"
+    assert r.headers["X-RateLimit-Remaining"] == "10"
+    # The plan's work allowance is whole: 10 pass, the 11th is refused.
+    for _ in range(10):
+        r = client.post("/api/v2/account/test-key", headers=acct.key_headers)
+        assert r.status_code == 201, r.text
+    r = client.post("/api/v2/account/test-key", headers=acct.key_headers)
+    assert r.status_code == 429 and "work allowance" in r.json()["detail"]
+    # Reading goes on after work ran out, up to the read allowance.
     for _ in range(10):
         assert client.get("/api/v2/account", headers=acct.key_headers).status_code == 200
-    assert client.get("/api/v2/account", headers=acct.key_headers).status_code == 429
-    # A POST with the header counts against the plan, whose minute is spent.
-    r = client.post("/api/v2/webhooks", json={"url": "http://127.0.0.1:9/h"}, headers=dashboard)
+    r = client.get("/api/v2/account", headers=acct.key_headers)
     assert r.status_code == 429
-    # Dashboard reads go on in their own bucket, which has an end too.
-    for _ in range(90):
-        assert client.get("/api/v2/account", headers=dashboard).status_code == 200
+    retry = int(r.headers["Retry-After"])
+    assert r.json()["detail"] == (
+        "Rate limit exceeded: the read allowance (40 reads per minute) is used up; "
+        f"it refills in {retry} s"
+    )
+    assert r.headers["X-RateLimit-Scope"] == "reads"
+
+
+def test_the_dashboard_reads_the_work_allowance_on_its_reads(
+    client: TestClient, resources: Resources
+) -> None:
+    """A read with ``X-Pixelmill-Client: dashboard`` carries the work allowance's counts
+    (read without counting) beside its own, so the dashboard shows the work allowance."""
+    acct = make_account(resources, plan="free")
+    dashboard = {**acct.key_headers, "X-Pixelmill-Client": "dashboard"}
     r = client.get("/api/v2/account", headers=dashboard)
-    assert r.status_code == 429 and r.headers["X-RateLimit-Limit"] == "120"
+    assert r.headers["X-RateLimit-Scope"] == "reads"
+    assert r.headers["X-RateLimit-Work-Limit"] == "10"
+    assert r.headers["X-RateLimit-Work-Remaining"] == "10"
+    for _ in range(3):
+        assert client.post("/api/v2/account/test-key", headers=acct.key_headers).status_code == 201
+    for _ in range(2):  # reading does not spend work
+        r = client.get("/api/v2/account", headers=dashboard)
+        assert r.headers["X-RateLimit-Work-Remaining"] == "7"
+        assert int(r.headers["X-RateLimit-Work-Reset"]) >= int(time.time())
+    # Other clients' reads carry no work counts (nothing is read that they did not ask for).
+    r = client.get("/api/v2/account", headers=acct.key_headers)
+    assert "X-RateLimit-Work-Remaining" not in r.headers

@@ -165,7 +165,7 @@ def test_redis_outage_degrades_without_errors(
         )
         assert job.status_code == 202, job.text
         job_id = job.json()["job_id"]
-        assert client.get("/api/v2/account", headers=free.key_headers).status_code == 200
+        assert client.post("/api/v2/account/test-key", headers=free.key_headers).status_code == 201
 
         redis_server.kill()
         answers: list[tuple[str, int]] = []
@@ -202,12 +202,12 @@ def test_redis_outage_degrades_without_errors(
             # again by the sweeper once the broker is back.
             assert created.status_code == 202, created.text
             # The plan limit still holds, counted afresh in this process's memory (the request
-            # counted in Redis before the outage is not seen): free is 10 per minute.
+            # counted in Redis before the outage is not seen): free is 10 of work per minute.
             codes = [
-                call("GET", "/api/v2/account", headers=free.key_headers).status_code
+                call("POST", "/api/v2/account/test-key", headers=free.key_headers).status_code
                 for _ in range(11)
             ]
-            assert codes == [200] * 10 + [429]
+            assert codes == [201] * 10 + [429]
 
             status, ready = _readiness(client)
         assert all(code < 500 for _, code in answers), answers

@@ -326,9 +326,10 @@ def test_every_page_opens(tab: Tab, live: Live) -> None:
 
 
 def test_a_free_account_clicks_through_every_page_without_a_429(tab: Tab, live: Live) -> None:
-    """The dashboard's reads have their own bucket: a free account (10 requests a minute)
-    clicks every page of the navigation twice within the minute, more reads than the plan's
-    minute holds, and never sees a 429 (without the bucket the 11th read would be one)."""
+    """Reads have their own allowance: a free account (10 requests of work a minute) clicks
+    every page of the navigation twice within the minute, more reads than the plan's minute
+    holds, and never sees a 429 (were reads work, the 11th would be one); its "requests left"
+    shows the work allowance (of 10), not the read allowance."""
     page = tab.page
     statuses: list[tuple[str, str, int]] = []
     page.on(
@@ -359,6 +360,7 @@ def test_a_free_account_clicks_through_every_page_without_a_429(tab: Tab, live: 
     assert len(reads) > 10, statuses  # more than the free plan's minute
     assert [s for s in statuses if s[2] == 429] == []
     expect(page.get_by_text("Rate limit")).to_have_count(0)
+    expect(page.locator("#rate-line")).to_have_text(re.compile(r"^(10|[0-9]) of 10 requests left$"))
 
 
 def test_a_key_regenerated_elsewhere_is_asked_for_again(tab: Tab, live: Live) -> None:

@@ -21,7 +21,13 @@ from pixelmill.accounts import service as accounts
 from pixelmill.accounts.security import decode_access_token, hash_api_key, is_api_key
 from pixelmill.db.models import User
 from pixelmill.errors import Forbidden, Unauthorized
-from pixelmill.ratelimit.limiter import DASHBOARD_CLIENT, DASHBOARD_HEADER, LimitState
+from pixelmill.ratelimit.limiter import (
+    DASHBOARD_CLIENT,
+    DASHBOARD_HEADER,
+    READ_METHODS,
+    LimitState,
+    RateLimiter,
+)
 from pixelmill.resources import Resources
 
 
@@ -99,13 +105,30 @@ def count_endpoint(request: Request, resources: Resources, user: User, bucket: s
         publish_limits(request, state)
 
 
+def _read_with_work(
+    limiter: RateLimiter, user: User, per_minute: int
+) -> tuple[LimitState, LimitState]:
+    """Count a read; the work allowance's state beside it, read without counting."""
+    return limiter.hit_read(user.id, per_minute), limiter.work_state(user.id, user.plan)
+
+
 async def _count(request: Request, resources: Resources, user: User) -> User:
+    """Count the request in its allowance (ratelimit/limiter.py): a read (GET, HEAD) in the
+    account's read allowance, work in the test key's bucket or the plan's."""
     limiter = resources.limiter
-    if user.via_test_key:
-        per_minute = resources.settings.test_key_requests_per_minute
-        count = partial(limiter.hit_test_key, user.id, per_minute)
-    elif request.method == "GET" and request.headers.get(DASHBOARD_HEADER) == DASHBOARD_CLIENT:
-        count = partial(limiter.hit_dashboard_read, user.id)  # its own bucket (limiter.py)
+    settings = resources.settings
+    if request.method in READ_METHODS:
+        dashboard = request.headers.get(DASHBOARD_HEADER) == DASHBOARD_CLIENT
+        if dashboard and not user.via_test_key:
+            both = partial(_read_with_work, limiter, user, settings.reads_per_minute)
+            state, work = await run_in_threadpool(both) if limiter.shared else both()
+            publish_limits(request, state)
+            request.state.ratelimit_headers |= work.work_headers()
+            request.state.account_id = user.id
+            return user
+        count = partial(limiter.hit_read, user.id, settings.reads_per_minute)
+    elif user.via_test_key:
+        count = partial(limiter.hit_test_key, user.id, settings.test_key_requests_per_minute)
     else:
         count = partial(limiter.hit_account, user.id, user.plan)
     if limiter.shared:  # a networked storage: never wait for it on the event loop

@@ -1,11 +1,17 @@
 """Rate limits on the ``limits`` library (memory storage by default, Redis by setting).
 
-Each authenticated request is counted against the account's plan (per minute and, except
+Two allowances per account. **Work** (every request that is not a read: each ``POST``,
+``PATCH``, ``PUT``, ``DELETE``) is counted against the account's plan (per minute and, except
 enterprise, per day); some endpoints add their own per-minute bucket (the spec's per-endpoint
-rates of the unversioned surface). A request made with a test key counts only in that key's
-own small bucket (:meth:`RateLimiter.hit_test_key`). All applicable buckets must admit the
-request; the headers report the bucket closest to exhaustion, which is the one a client should
-pace itself by.
+rates of the unversioned surface). **Reads** (``GET`` and ``HEAD``: account, credits, history,
+usage, lists, job polls) draw on a per-minute allowance of their own
+(``PIXELMILL_READS_PER_MINUTE``, 600 by default), whatever the client, so checking a balance or
+polling a job never spends the plan's work. A work request made with a test key counts only in
+that key's own small bucket (:meth:`RateLimiter.hit_test_key`). All applicable buckets must admit
+the request; the headers report the bucket closest to exhaustion, which is the one a client
+should pace itself by, and ``X-RateLimit-Scope`` says which allowance they describe (``work``,
+``reads`` or ``test-key``). A 429 names the allowance that ran out and when it refills
+(``Retry-After``).
 
 When the shared storage (Redis) cannot be reached, the limiter does not fail the request: it
 counts in this process's memory until the storage answers again (one warning per outage, one
@@ -40,29 +46,46 @@ STORAGE_TIMEOUT_SECONDS = 1.0
 request at most this much before the in-memory fallback takes over."""
 
 
+WORK = "work"
+READS = "reads"
+TEST_KEY = "test-key"
+SCOPE_HEADER = "X-RateLimit-Scope"
+"""Which allowance the X-RateLimit-* headers of a response describe (``work``, ``reads``,
+``test-key``)."""
+
+READ_METHODS = frozenset({"GET", "HEAD"})
+"""Requests that only read: they count in the read allowance, never in the plan's work."""
+
+DASHBOARD_HEADER = "X-Pixelmill-Client"
+DASHBOARD_CLIENT = "dashboard"
+"""A read carrying ``X-Pixelmill-Client: dashboard`` also gets the work allowance's counts
+(``X-RateLimit-Work-*``, read without counting), so the dashboard's "requests left" always
+shows the work allowance. It changes nothing about what is counted."""
+
+
 @dataclass(frozen=True)
 class LimitState:
     limit: int
     remaining: int
     reset: int  # Unix time
+    scope: str = WORK
 
     def headers(self) -> dict[str, str]:
         return {
             "X-RateLimit-Limit": str(self.limit),
             "X-RateLimit-Remaining": str(max(0, self.remaining)),
             "X-RateLimit-Reset": str(self.reset),
+            SCOPE_HEADER: self.scope,
         }
 
+    def work_headers(self) -> dict[str, str]:
+        """This (work) state as ``X-RateLimit-Work-*``, beside a read's own headers."""
+        return {
+            "X-RateLimit-Work-Limit": str(self.limit),
+            "X-RateLimit-Work-Remaining": str(max(0, self.remaining)),
+            "X-RateLimit-Work-Reset": str(self.reset),
+        }
 
-DASHBOARD_HEADER = "X-Pixelmill-Client"
-DASHBOARD_CLIENT = "dashboard"
-DASHBOARD_READS_PER_MINUTE = 120
-"""Reads (GET) the web dashboard makes (it says so with ``X-Pixelmill-Client: dashboard``)
-count in a bucket of their own, per account, instead of the plan's: a person clicking through
-the pages must not spend a free plan's 10 requests a minute on drawing them. Anything that
-changes or costs (every POST, PATCH, DELETE) counts against the plan as always. The header is
-not a secret: any client may send it, and then gets reads at this rate, not unlimited ones
-(docs/decisions.md)."""
 
 # Per-minute rates of the unversioned surface (spec, "Limits").
 ENDPOINT_RATES: dict[str, int] = {
@@ -178,11 +201,17 @@ class RateLimiter:
             )
             self._memory.reset()
 
-    def _apply(self, buckets: list[tuple[RateLimitItem, tuple[str, ...]]], what: str) -> LimitState:
-        return self._counting(lambda limiter: _hit_all(limiter, buckets, what))
+    def _apply(
+        self,
+        buckets: list[tuple[RateLimitItem, tuple[str, ...]]],
+        what: str,
+        scope: str = WORK,
+    ) -> LimitState:
+        return self._counting(lambda limiter: _hit_all(limiter, buckets, what, scope))
 
-    def hit_account(self, user_id: int, plan_id: str, endpoint: str | None = None) -> LimitState:
-        """Count one request of an account; raise RateLimited when a bucket is full."""
+    def _plan_buckets(
+        self, user_id: int, plan_id: str
+    ) -> tuple[list[tuple[RateLimitItem, tuple[str, ...]]], str]:
         plan = get_plan(plan_id)
         per_minute = plan.requests_per_minute or self._enterprise_per_minute
         uid = str(user_id)
@@ -191,23 +220,48 @@ class RateLimiter:
         ]
         if plan.requests_per_day is not None:
             buckets.append((RateLimitItemPerDay(plan.requests_per_day), ("plan-day", uid)))
+        return buckets, f"the {plan.name} plan's work allowance"
+
+    def hit_account(self, user_id: int, plan_id: str, endpoint: str | None = None) -> LimitState:
+        """Count one work request of an account; raise RateLimited when a bucket is full."""
+        buckets, what = self._plan_buckets(user_id, plan_id)
         if endpoint is not None and endpoint in ENDPOINT_RATES:
             buckets.append(
-                (RateLimitItemPerMinute(ENDPOINT_RATES[endpoint]), ("endpoint", endpoint, uid))
+                (
+                    RateLimitItemPerMinute(ENDPOINT_RATES[endpoint]),
+                    ("endpoint", endpoint, str(user_id)),
+                )
             )
-        return self._apply(buckets, "requests")
+        return self._apply(buckets, what)
 
-    def hit_dashboard_read(self, user_id: int) -> LimitState:
-        """Count one dashboard read (GET) of an account in its own per-minute bucket."""
-        item = RateLimitItemPerMinute(DASHBOARD_READS_PER_MINUTE)
-        return self._apply([(item, ("dashboard-reads", str(user_id)))], "reads")
+    def work_state(self, user_id: int, plan_id: str) -> LimitState:
+        """The account's work allowance now, without counting a request."""
+        buckets, _ = self._plan_buckets(user_id, plan_id)
+
+        def peek(limiter: FixedWindowRateLimiter) -> LimitState:
+            states = []
+            for item, ids in buckets:
+                stats = limiter.get_window_stats(item, *ids)
+                reset = int(stats.reset_time) or int(time.time()) + item.get_expiry()
+                states.append(LimitState(item.amount, stats.remaining, reset))
+            return min(states, key=lambda s: (s.remaining, -s.limit))
+
+        return self._counting(peek)
+
+    def hit_read(self, user_id: int, per_minute: int) -> LimitState:
+        """Count one read (GET, HEAD) of an account in its read allowance
+        (``PIXELMILL_READS_PER_MINUTE``), apart from the plan's work."""
+        item = RateLimitItemPerMinute(per_minute)
+        return self._apply([(item, ("reads", str(user_id)))], "the read allowance", READS)
 
     def hit_test_key(self, user_id: int, per_minute: int) -> LimitState:
         """Count one request made with the account's test key, in that key's own per-minute
         bucket (``PIXELMILL_TEST_KEY_REQUESTS_PER_MINUTE``): test calls neither spend the
         plan's buckets nor get more than this, whatever the plan."""
         item = RateLimitItemPerMinute(per_minute)
-        return self._apply([(item, ("test-key", str(user_id)))], "test-key requests")
+        return self._apply(
+            [(item, ("test-key", str(user_id)))], "the test key's allowance", TEST_KEY
+        )
 
     def hit_endpoint(self, user_id: int, endpoint: str) -> LimitState | None:
         """Count one request against an endpoint's own per-minute bucket (the unversioned
@@ -221,7 +275,7 @@ class RateLimiter:
                     ("endpoint", endpoint, str(user_id)),
                 )
             ],
-            "requests",
+            f"the {endpoint.replace('_', ' ')} endpoint's allowance",
         )
 
     def anonymous_remaining(self, scope: str, client_ip: str, per_day: int) -> int:
@@ -233,12 +287,18 @@ class RateLimiter:
 
     def hit_anonymous(self, scope: str, client_ip: str, per_day: int) -> LimitState:
         """Count one anonymous use of ``scope`` (a free tool) by an IP, per day."""
-        return self._apply([(RateLimitItemPerDay(per_day), ("anon", scope, client_ip))], "uses")
+        return self._apply(
+            [(RateLimitItemPerDay(per_day), ("anon", scope, client_ip))],
+            "this address's free uses",
+            "anonymous",
+        )
 
     def hit_ip(self, scope: str, client_ip: str, per_minute: int) -> LimitState:
         """Per-IP throttle for open endpoints such as login (brute-force protection)."""
         return self._apply(
-            [(RateLimitItemPerMinute(per_minute), ("ip", scope, client_ip))], "requests"
+            [(RateLimitItemPerMinute(per_minute), ("ip", scope, client_ip))],
+            f"this address's {scope} allowance",
+            "address",
         )
 
     def reset(self) -> None:
@@ -250,21 +310,24 @@ def _hit_all(
     limiter: FixedWindowRateLimiter,
     buckets: list[tuple[RateLimitItem, tuple[str, ...]]],
     what: str,
+    scope: str,
 ) -> LimitState:
-    """Count one request in every bucket; raise RateLimited at the first full one."""
+    """Count one request in every bucket; raise RateLimited at the first full one, naming the
+    allowance (``what``) and when it refills."""
     states: list[LimitState] = []
     for item, ids in buckets:
         allowed = limiter.hit(item, *ids)
         stats = limiter.get_window_stats(item, *ids)
-        state = LimitState(item.amount, stats.remaining, int(stats.reset_time))
+        state = LimitState(item.amount, stats.remaining, int(stats.reset_time), scope)
         if not allowed:
             retry = max(1, state.reset - int(time.time()))
+            period = "minute" if isinstance(item, RateLimitItemPerMinute) else "day"
+            unit = "reads" if scope == READS else "uses" if scope == "anonymous" else "requests"
             raise RateLimited(
-                f"Rate limit exceeded: {item.amount} {what} per "
-                f"{'minute' if isinstance(item, RateLimitItemPerMinute) else 'day'}; "
-                f"retry in {retry} s",
+                f"Rate limit exceeded: {what} ({item.amount} {unit} per {period}) is used up; "
+                f"it refills in {retry} s",
                 retry_after=retry,
-                headers=LimitState(item.amount, 0, state.reset).headers(),
+                headers=LimitState(item.amount, 0, state.reset, scope).headers(),
             )
         states.append(state)
     return min(states, key=lambda s: (s.remaining, -s.limit))

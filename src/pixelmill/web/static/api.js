@@ -1,10 +1,11 @@
 // The dashboard's only door to the server: the session (access token + API key kept in this
 // browser), fetch with the right credential, errors carrying the server's `detail`, and the
-// account's rate-limit counters read from the X-RateLimit-* headers.
+// account's work allowance (its "requests left") read from the X-RateLimit-* headers.
 
 const SESSION_KEY = "pixelmill.session";
 const KEY_PREFIX = "pixelmill.key.";
-/** Sent with every read (GET): the server counts the dashboard's reads in their own bucket. */
+/** Sent with every read (GET): the server answers the work allowance's counts beside the read's
+ * own (X-RateLimit-Work-*), so "requests left" always shows the work allowance. */
 const CLIENT_HEADER = "X-Pixelmill-Client";
 
 export class ApiError extends Error {
@@ -91,11 +92,16 @@ function detailOf(body, fallback) {
 }
 
 function readRate(res) {
-  const limit = res.headers.get("X-RateLimit-Limit");
-  if (limit === null) return;
-  rate.limit = Number(limit);
-  rate.remaining = Number(res.headers.get("X-RateLimit-Remaining"));
-  rate.reset = Number(res.headers.get("X-RateLimit-Reset"));
+  // A read counts in the read allowance; its work counts come as X-RateLimit-Work-*. Work
+  // (a POST, a DELETE) reports its own allowance as X-RateLimit-* with scope "work".
+  let prefix = "X-RateLimit-Work-";
+  if (res.headers.get("X-RateLimit-Work-Limit") === null) {
+    if (res.headers.get("X-RateLimit-Scope") !== "work") return;
+    prefix = "X-RateLimit-";
+  }
+  rate.limit = Number(res.headers.get(`${prefix}Limit`));
+  rate.remaining = Number(res.headers.get(`${prefix}Remaining`));
+  rate.reset = Number(res.headers.get(`${prefix}Reset`));
   emit("rate");
 }
 
@@ -106,7 +112,7 @@ function readRate(res) {
  */
 export async function api(path, { method = "GET", auth = "key", json, form, multipart } = {}) {
   const headers = { Accept: "application/json" };
-  // Reads that draw the pages count in the dashboard's own bucket, not the plan's requests.
+  // Reads count in the read allowance; this header asks for the work allowance's counts too.
   if (method === "GET") headers[CLIENT_HEADER] = "dashboard";
   if (auth === "jwt") {
     const s = session.load();

@@ -63,7 +63,7 @@ function rateLine() {
   if (rate.limit === null) return h("p.rate", { id: "rate-line" }, "");
   return h(
     "p.rate",
-    { id: "rate-line", title: "The request budget of the last call (page reads have their own)" },
+    { id: "rate-line", title: "Your plan's work allowance (reading pages has its own)" },
     `${rate.remaining} of ${rate.limit} requests left`,
   );
 }
