@@ -60,24 +60,37 @@ def test_list_and_verify_cover_every_family(tmp_path: Path) -> None:
     tiny.nearest_upscaler(models / "real_esrgan_x2.onnx", 2)
     tiny.inpainter(models / "lama_fp32.onnx")
     tiny.colorizer(models / "ddcolor_artistic.onnx", 10.0, 20.0)
+    tiny.face_restorer(models / "gfpgan_1.4.onnx")
     env = {"PIXELMILL_MODELS_DIR": str(models), "PIXELMILL_DATA_DIR": str(tmp_path / "d")}
     out = CliRunner().invoke(cli, ["models", "list"], env=env)
     assert out.exit_code == 0, out.output
     assert "u2netp  family=u2net" in out.output and "used by background removal" in out.output
-    for name, op in (("lama", "inpaint"), ("real-esrgan-x2", "upscale"), ("ddcolor", "colorize")):
+    for name, op in (
+        ("lama", "inpaint"),
+        ("real-esrgan-x2", "upscale"),
+        ("ddcolor", "colorize"),
+        ("gfpgan-1.4", "enhance"),
+    ):
         line = next(x for x in out.output.splitlines() if x.startswith(name))
         assert f"used by {op}" in line
     out = CliRunner().invoke(cli, ["models", "verify"], env=env)
     # The tiny stand-ins open and run, but they are not the catalogued files.
     assert out.exit_code == 1, out.output
     assert re.search(r"^u2netp  ok .*sha256=309c8469", out.output, re.MULTILINE)
-    for name in ("lama", "real-esrgan-x2", "ddcolor-artistic"):
+    (models / "codeformer.onnx").write_bytes(b"cut short")
+    out = CliRunner().invoke(cli, ["models", "verify"], env=env)
+    assert "codeformer  FAILED: sha256" in out.output and "does not run" in out.output
+    for name in ("lama", "real-esrgan-x2", "ddcolor-artistic", "gfpgan-1.4"):
         assert re.search(
-            rf"^{name}  FAILED: sha256 [0-9a-f]{{64}}, the catalogue says", out.output, re.MULTILINE
+            rf"^{name}  FAILED: sha256 [0-9a-f]{{64}}, the catalogue says [0-9a-f]{{64}}  size=",
+            out.output,
+            re.MULTILINE,
         )
     (models / "real_esrgan_x2.onnx").unlink()
     (models / "lama_fp32.onnx").unlink()
     (models / "ddcolor_artistic.onnx").unlink()
+    (models / "gfpgan_1.4.onnx").unlink()
+    (models / "codeformer.onnx").unlink()
     out = CliRunner().invoke(cli, ["models", "verify"], env=env)
     assert out.exit_code == 0, out.output
 

@@ -15,6 +15,7 @@ from pixelmill.engines.base import EngineInputs
 from pixelmill.engines.colorize import ColorizeEngine
 from pixelmill.engines.colorize.engine import ColorizeParams
 from pixelmill.engines.runtime.families.colorizer import Colorizer
+from pixelmill.engines.runtime.families.face_restorer import FaceRestorer
 from pixelmill.engines.runtime.families.inpainter import Inpainter
 from pixelmill.engines.runtime.families.upscaler import Upscaler
 from pixelmill.engines.runtime.tiling import run_tiled
@@ -156,3 +157,46 @@ def test_best_picks_the_ranked_model_and_skips_a_broken_file(tmp_path: Path) -> 
     (tmp_path / "codeformer.onnx").write_bytes(b"x")  # non-commercial: never chosen by itself
     assert best("enhance", tmp_path) is None
     assert best("upscale", None) is None
+
+
+FACE = [(180.0, 200.0), (260.0, 202.0), (221.0, 250.0), (220.0, 290.0)]
+"""Eyes (image-left first), nose tip and mouth centre of a face about 200 pixels wide."""
+
+
+@pytest.mark.parametrize("weight", [False, True])
+def test_the_face_restorer_round_trip_and_its_output_scale(tmp_path: Path, weight: bool) -> None:
+    yy, xx = np.mgrid[0:420, 0:440].astype(np.float32)
+    smooth = np.dstack([40 + 0.3 * xx, 60 + 0.25 * yy, 200 - 0.2 * xx - 0.1 * yy])
+    image = np.asarray(np.round(smooth), np.uint8)
+    identity = FaceRestorer(tiny.face_restorer(tmp_path / "id.onnx", weight=weight), "id")
+    identity.load()
+    assert identity.has_weight == weight
+    out = identity.restore(image, [FACE])
+    assert np.abs(out.astype(int) - image).max() <= 1  # -1..1 in, -1..1 out, warped back
+    flat = FaceRestorer(tiny.face_restorer(tmp_path / "c.onnx", (0.6, -0.2, -1.0)), "c")
+    flat.load()
+    flat.blend = 1.0
+    out = flat.restore(image, [FACE])
+    centre = out[240:260, 210:230].reshape(-1, 3).astype(int)  # the nose: inside the mask
+    assert np.abs(centre - (204, 102, 0)).max() <= 1
+    assert np.array_equal(out[:20], image[:20])  # far from the face: untouched
+
+
+def test_the_enhance_engine_adds_face_restore_with_the_model_present(tmp_path: Path) -> None:
+    from skimage import data as skdata
+
+    from pixelmill.engines.enhance import EnhanceEngine
+    from pixelmill.engines.enhance.engine import EnhanceParams
+
+    tiny.face_restorer(tmp_path / "gfpgan_1.4.onnx", (0.6, -0.2, -1.0))
+    engine = EnhanceEngine(max_workers=2, models_dir=tmp_path)
+    astronaut = np.ascontiguousarray(skdata.astronaut())
+    result = engine.run(EngineInputs(astronaut), EnhanceParams())
+    assert result.details["model"] == "gfpgan-1.4"
+    assert "Face Restore" in [v["label"] for v in result.details["variants"]]
+    restored = next(i for i in result.images if i.label == "Face Restore").pixels
+    changed = np.abs(restored.astype(int) - astronaut).sum(axis=2) > 60
+    ys, xs = np.nonzero(changed)
+    assert 0.2 * 512 < xs.mean() < 0.6 * 512 and ys.mean() < 0.4 * 512  # her face, top left
+    plain = EnhanceEngine(max_workers=2).run(EngineInputs(astronaut), EnhanceParams())
+    assert "model" not in plain.details

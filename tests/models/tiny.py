@@ -106,3 +106,38 @@ def red_saliency(path: Path, side: int = 320) -> Path:
     )
     node = helper.make_node("Slice", ["input.1", "s", "e", "a"], ["mask"])
     return _save(helper.make_graph([node], "saliency", [x], [y], [starts, ends, axes]), path)
+
+
+def face_restorer(
+    path: Path, colour: tuple[float, float, float] | None = None, weight: bool = False
+) -> Path:
+    """FaceFusion's GFPGAN signature (``input`` 1×3×512×512 RGB -1..1 -> the same shape and
+    range) returning its input, or with ``colour`` a constant RGB (-1..1); ``weight``: also
+    CodeFormer's ``weight`` input (a double, consumed and ignored)."""
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 512, 512])
+    y = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 3, 512, 512])
+    inputs = [x]
+    inits: list[TensorProto] = []
+    nodes = []
+    source = "input"
+    if weight:
+        inputs.append(helper.make_tensor_value_info("weight", TensorProto.DOUBLE, [1]))
+        inits.append(_const("nil", np.array([0.0], np.float32)))
+        nodes += [
+            helper.make_node("Cast", ["weight"], ["weight_f"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["weight_f", "nil"], ["weight_0"]),
+            helper.make_node("Add", ["input", "weight_0"], ["with_weight"]),
+        ]
+        source = "with_weight"
+    if colour is None:
+        nodes.append(helper.make_node("Identity", [source], ["output"]))
+    else:
+        inits += [
+            _const("zero", np.array(0.0, np.float32)),
+            _const("rgb", np.array(colour, np.float32).reshape(1, 3, 1, 1)),
+        ]
+        nodes += [
+            helper.make_node("Mul", [source, "zero"], ["nothing"]),
+            helper.make_node("Add", ["nothing", "rgb"], ["output"]),
+        ]
+    return _save(helper.make_graph(nodes, "restorer", inputs, [y], inits), path)

@@ -61,7 +61,7 @@ def build_engines(
         UpscaleEngine(models_dir),
         TextRemovalEngine(),
         ConvertEngine(),
-        EnhanceEngine(),
+        EnhanceEngine(models_dir=models_dir),
         UnblurEngine(),
         ColorizeEngine(models_dir),
         StyleTransferEngine(),

@@ -198,16 +198,16 @@ def models_verify() -> None:
         if found.entry.operations == ("background_removal",):
             continue
         digest = file_digest(found.path)
-        problem = None
+        problems = []
         if digest != found.entry.sha256:
-            problem = f"sha256 {digest}, the catalogue says {found.entry.sha256}"
-        else:
-            try:
-                runner = runner_for(found)
-                runner.load()
-                _probe(runner)
-            except Exception as exc:  # onnxruntime raises its own exception types
-                problem = str(exc)
+            problems.append(f"sha256 {digest}, the catalogue says {found.entry.sha256}")
+        try:
+            runner = runner_for(found)
+            runner.load()
+            _probe(runner)
+        except Exception as exc:  # onnxruntime raises its own exception types
+            problems.append(f"does not run: {exc}")
+        problem = "; ".join(problems) or None
         failed += problem is not None
         typer.echo(
             f"{found.name}  {'ok' if problem is None else f'FAILED: {problem}'}  "
@@ -222,6 +222,7 @@ def _probe(runner: object) -> None:
     import numpy as np
 
     from pixelmill.engines.runtime.families.colorizer import Colorizer
+    from pixelmill.engines.runtime.families.face_restorer import FaceRestorer
     from pixelmill.engines.runtime.families.inpainter import Inpainter
     from pixelmill.engines.runtime.families.upscaler import Upscaler
 
@@ -236,6 +237,9 @@ def _probe(runner: object) -> None:
         out, want = runner.fill(image, hole), image.shape
     elif isinstance(runner, Colorizer):
         out, want = runner.colorize(image), image.shape
+    elif isinstance(runner, FaceRestorer):
+        face = [(24.0, 20.0), (40.0, 20.0), (32.0, 27.0), (32.0, 34.0)]
+        out, want = runner.restore(image, [face]), image.shape
     else:
         raise ValueError(f"no probe for {type(runner).__name__}")
     if out.shape != want:

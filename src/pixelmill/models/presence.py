@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pixelmill.engines.runtime.families.colorizer import Colorizer
+from pixelmill.engines.runtime.families.face_restorer import FaceRestorer
 from pixelmill.engines.runtime.families.inpainter import Inpainter
 from pixelmill.engines.runtime.families.upscaler import Upscaler
 from pixelmill.models.catalogue import CATALOGUE, CatalogueEntry, Operation
 
 log = logging.getLogger("pixelmill.models")
 
-Runner = Upscaler | Inpainter | Colorizer
+Runner = Upscaler | Inpainter | Colorizer | FaceRestorer
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,7 @@ def best(operation: Operation, folder: Path | None) -> PresentModel | None:
 
 def runner_for(model: PresentModel) -> Runner:
     """The (not yet loaded) runner of ``model``'s family. Raises ``ValueError`` for a family
-    served elsewhere (background removal: ``engines/background/models.py``) or by no engine
-    yet (face restoration)."""
+    served elsewhere (background removal: ``engines/background/models.py``)."""
     family = model.entry.family
     if family == "real-esrgan":
         return Upscaler(model.path, model.name)
@@ -71,6 +71,8 @@ def runner_for(model: PresentModel) -> Runner:
         return Inpainter(model.path, model.name)
     if family == "ddcolor":
         return Colorizer(model.path, model.name)
+    if family == "gfpgan":
+        return FaceRestorer(model.path, model.name)
     raise ValueError(f"{model.name}: no runner for the {family} family here")
 
 

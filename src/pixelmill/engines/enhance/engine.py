@@ -16,8 +16,13 @@ Variants (each a short chain of :mod:`~pixelmill.engines.enhance.adjust` and
   around each face: edge-preserving skin smoothing, a lift of the face's lightness towards a
   mid-tone, and fine-detail sharpening.
 
-The ranking score is explained in :mod:`~pixelmill.engines.enhance.quality`. There is no neural
-restoration model (no GFPGAN/CodeFormer/Real-ESRGAN face model is available offline).
+- **Face Restore** (only when faces are found and ``PIXELMILL_MODELS_DIR`` holds a catalogued
+  face restorer, GFPGAN: :mod:`pixelmill.models`): Balanced, then each face restored by the
+  network as FaceFusion does (:mod:`~pixelmill.engines.runtime.families.face_restorer`);
+  ``details.model`` names it.
+
+The ranking score is explained in :mod:`~pixelmill.engines.enhance.quality`. Offline there is no
+neural restoration model: the Face Restore variant needs one pulled (``pixelmill models pull``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from pathlib import Path
 from typing import ClassVar
 
 import cv2
@@ -44,7 +50,9 @@ from pixelmill.engines.runtime.colour import (
     to_lab,
     unsharp_mask,
 )
+from pixelmill.engines.runtime.families.face_restorer import FaceRestorer, Landmarks
 from pixelmill.engines.runtime.measures import LUMA_NOISE_RATIO, noise_sigma
+from pixelmill.models.presence import best_runner
 
 Variant = Callable[[ImageArray], ImageArray]
 Render = Callable[[], ImageArray]
@@ -130,6 +138,18 @@ def make_face_enhance(boxes: list[face_detection.FaceBox]) -> Variant:
     return face_enhance
 
 
+def landmarks(face: face_detection.FaceBox) -> Landmarks:
+    """A face's eyes (image-left first), nose tip and mouth centre, as the restorer fits them."""
+    eyes = sorted(face.keypoints[:2])
+    points = [*eyes, face.keypoints[2], face.keypoints[3]]
+    return [(float(x), float(y)) for x, y in points]
+
+
+def restore_faces(restorer: FaceRestorer, faces: list[Landmarks], toned: ImageArray) -> ImageArray:
+    """Balanced, then each face restored by the network."""
+    return restorer.restore(balanced_restore(toned), faces)
+
+
 class EnhanceParams(BaseModel):
     """Options for ``enhance``."""
 
@@ -144,13 +164,20 @@ class EnhanceEngine(BaseEngine[EnhanceParams]):
     name: ClassVar[str] = "enhance"
     Params: ClassVar[type[BaseModel]] = EnhanceParams
 
-    def __init__(self, max_workers: int | None = None) -> None:
+    def __init__(self, max_workers: int | None = None, models_dir: Path | None = None) -> None:
+        """``models_dir``: ``PIXELMILL_MODELS_DIR``; a catalogued face restorer there adds the
+        Face Restore variant."""
         super().__init__()
         self._max_workers = max_workers or max(1, min(6, os.cpu_count() or 1))
+        self.models_dir = models_dir
+        self.restorer: FaceRestorer | None = None
 
     def _load(self) -> None:
-        """Build the face detectors (the only model this engine uses)."""
+        """Build the face detectors, and the best face restorer present, if any."""
         face_detection.load()
+        runner = best_runner("enhance", self.models_dir)
+        if isinstance(runner, FaceRestorer):
+            self.restorer = runner
 
     def variants(self, rgb: ImageArray, face_enhance: bool = True) -> dict[str, Render]:
         """The variants that apply to ``rgb`` (Face Enhance only when faces are found), each a
@@ -168,6 +195,9 @@ class EnhanceEngine(BaseEngine[EnhanceParams]):
             found = face_detection.detect_faces(rgb)
             if found:
                 chosen["Face Enhance"] = partial(make_face_enhance(found), toned)
+            marked = [landmarks(f) for f in found if len(f.keypoints) >= 4]
+            if marked and self.restorer is not None:
+                chosen["Face Restore"] = partial(restore_faces, self.restorer, marked, toned)
         return chosen
 
     def _run(self, inputs: EngineInputs, params: EnhanceParams) -> EngineResult:
@@ -205,4 +235,11 @@ class EnhanceEngine(BaseEngine[EnhanceParams]):
             "score_terms": {"chosen": best_score.terms, "original": original.terms},
             "faces_found": "Face Enhance" in candidates,
         }
+        if "Face Restore" in candidates and self.restorer is not None:
+            details["model"] = self.restorer.name
+            details["method"] = str(details["method"]).replace(
+                "; no neural restoration model",
+                f"; Face Restore: {self.restorer.name} (ONNX, from PIXELMILL_MODELS_DIR) on "
+                "each face, warped to the FFHQ 512² template and blended back at 80 %",
+            )
         return EngineResult(images=images, details=details)
