@@ -46,6 +46,11 @@ def serve(
     from pixelmill.observability.logs import configure_logging
 
     settings = _settings()
+    # A taken port is said first: before migrating, the banner and loading the application.
+    problem = port_problem(host, port)
+    if problem is not None:
+        typer.echo(f"pixelmill: {problem}", err=True)
+        raise typer.Exit(1)
     if settings.metrics:
         _metrics_dir(workers)
     configure_logging(settings.log_format, settings.log_level)
@@ -63,10 +68,11 @@ pixelmill {_version()} on {base}  (database: {settings.resolved_database_url})
   Then:  curl -s {base}/api/v2/account -H 'Authorization: Bearer pk_live_...'
   API docs: {base}/docs  {base}/redoc   OpenAPI 3.0.3: {base}/.well-known/openapi.json
 
-pixelmill: loading the application (a few seconds); "Uvicorn running on" below means ready
+pixelmill: loading the application (a few seconds); a line saying it is ready follows
 """
     )
     json_logs = settings.log_format == "json"
+    _announce_when_ready(host, port, base)
     uvicorn.run(
         "pixelmill.asgi:app",
         host=host,
@@ -79,6 +85,54 @@ pixelmill: loading the application (a few seconds); "Uvicorn running on" below m
         log_config=None if json_logs else uvicorn.config.LOGGING_CONFIG,
         access_log=not json_logs,
     )
+
+
+READY = "pixelmill: ready on "
+"""The start of the line ``serve`` prints once the server answers (``pixelmill: ready on
+http://HOST:PORT``); nothing printed before it contains this text."""
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why ``serve`` could not listen on ``host:port`` (a bind tried and released, with the
+    same ``SO_REUSEADDR`` uvicorn sets), or None when it can."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} on {host} is in use; choose another with --port"
+            return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+    return None
+
+
+def _announce_when_ready(host: str, port: int, base: str) -> None:
+    """Print :data:`READY` and the base URL once ``/healthz`` answers 200 on ``host:port``
+    (a daemon thread polling it), so a script can wait for that line."""
+    import threading
+    import time
+    import urllib.request
+
+    local = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)  # noqa: S104 (a client)
+    url = f"http://{'[' + local + ']' if ':' in local else local}:{port}/healthz"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never a proxy
+
+    def watch() -> None:
+        while True:
+            try:
+                with opener.open(url, timeout=2) as answer:
+                    if answer.status == 200:
+                        typer.echo(f"{READY}{base}")
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+
+    threading.Thread(target=watch, name="pixelmill-ready", daemon=True).start()
 
 
 def _metrics_dir(workers: int) -> None:
