@@ -152,20 +152,28 @@ class Settings(BaseSettings):
         4, ge=1, description="inline queue: concurrent webhook deliveries (a pool of their own)"
     )
     job_lease_seconds: int = Field(
-        60,
+        15,
         ge=10,
         description="a running job's lease: its run renews it every quarter of this while it is "
         "alive (a heartbeat); a job whose lease ran out (its worker died) is taken up again by "
-        "the next sweep: a dead run is noticed within this plus the sweep interval",
+        "the next sweep: a dead run is noticed within this plus the sweep interval (20 s by "
+        "default)",
     )
     job_dispatch_timeout_seconds: float = Field(
         20,
         gt=0,
-        description="a job saved but not claimed by a worker this long after its last dispatch "
-        "(a lost queue message, a server that died between saving and dispatching) is "
-        "dispatched again by the next sweep; the claim makes duplicates harmless",
+        description="a job sent to the queue but not claimed by a worker this long after its "
+        "last dispatch (a queue message lost with Redis) is dispatched again by the next sweep; "
+        "a job saved but never sent (its server died between saving and sending) is sent by "
+        "the first sweep 5 s after it was saved (or after this, if shorter); the claim makes "
+        "duplicates harmless",
     )
-    sweep_interval_seconds: float = Field(30, gt=0, description="how often the sweeper runs")
+    sweep_interval_seconds: float = Field(
+        5,
+        gt=0,
+        description="how often each process sweeps: stranded jobs, overdue webhook deliveries, "
+        "the credit holds of dead synchronous calls, expired idempotency keys",
+    )
     reads_per_minute: int = Field(
         600,
         ge=1,
@@ -187,12 +195,12 @@ class Settings(BaseSettings):
         "process stops working here within this bound; in the process that did it, at once",
     )
     sync_reservation_timeout_seconds: float = Field(
-        90,
+        20,
         gt=0,
         description="a synchronous call renews its credit reservation every quarter of this "
         "while it runs; a reservation silent this long belongs to a process that died and the "
         "sweeper returns its credits (with a failed history row), at most this plus "
-        "PIXELMILL_SWEEP_INTERVAL_SECONDS after the death (2 minutes by default)",
+        "PIXELMILL_SWEEP_INTERVAL_SECONDS after the death (25 s by default)",
     )
     job_max_attempts: int = Field(
         3, ge=1, description="runs of a job (first run plus sweeper retries) before it fails"

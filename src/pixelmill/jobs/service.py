@@ -95,15 +95,24 @@ def _owned_jobs(user_id: int) -> Select[Job]:
 
 
 def dispatch(backends: JobBackends, job_ids: Sequence[str]) -> None:
-    """Mark ``pending`` jobs ``queued`` and send them to the queue. Call only outside any open
-    transaction (after the creating one committed)."""
-    if not job_ids:
-        return
-    with backends.db.transaction() as session:
+    """Send ``pending`` jobs to the queue, then mark the ones sent ``queued``. Call only
+    outside any open transaction (after the creating one committed).
+
+    Sent first, marked after: ``pending`` then means "maybe never sent", which the sweeper
+    re-sends within seconds (a server that died between its commit and the send), while a
+    ``queued`` job's message is in the queue and is sent again only after the longer dispatch
+    timeout (a message lost with the broker). A job claimed before its mark stays claimed (the
+    mark only moves ``pending`` rows)."""
+    sent: list[str] = []
+    try:
         for job_id in job_ids:
-            lifecycle.move_job(session, job_id, [PENDING], QUEUED)
-    for job_id in job_ids:
-        backends.queue.enqueue(TASK, job_id)
+            backends.queue.enqueue(TASK, job_id)
+            sent.append(job_id)
+    finally:
+        if sent:
+            with backends.db.transaction() as session:
+                for job_id in sent:
+                    lifecycle.move_job(session, job_id, [PENDING], QUEUED)
 
 
 def dispatch_after_commit(session: Session, backends: JobBackends, job_ids: Sequence[str]) -> None:
