@@ -59,7 +59,8 @@ USER pixelmill
 WORKDIR /var/lib/pixelmill
 EXPOSE 8000
 # Liveness of the API (GET /healthz answers {"status": "ok"} while the process is up). The
-# worker has no HTTP port: deploy/compose.yaml turns this check off for it.
+# worker has no HTTP port: deploy/compose.yaml and deploy/kubernetes/ check it with
+# `pixelmill worker-health` instead (a ping through Redis, answered by the worker).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
 ENTRYPOINT ["pixelmill"]

@@ -177,6 +177,22 @@ def worker(
     run_worker(_settings(), concurrency, lanes)
 
 
+@app.command("worker-health")
+def worker_health(
+    timeout: Annotated[
+        float, typer.Option(min=0.1, help="seconds to wait for the broker and for an answer")
+    ] = 5.0,
+) -> None:
+    """Exit 0 when a `pixelmill worker` on this host answers a ping through its broker within
+    the timeout, 1 otherwise (not running, wedged, or cut off from Redis): the compose
+    healthcheck and the Kubernetes liveness probe of the worker."""
+    from pixelmill.queue.health import check_worker
+
+    health = check_worker(_settings(), timeout)
+    typer.echo(("healthy: " if health.healthy else "unhealthy: ") + health.detail)
+    raise typer.Exit(0 if health.healthy else 1)
+
+
 def _this_command() -> str:
     """This ``pixelmill`` as the shell that started it can run it again: ``pixelmill`` when
     that is the one on PATH, else its path (``.venv/bin/pixelmill`` from the project's

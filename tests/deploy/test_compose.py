@@ -69,11 +69,12 @@ def test_the_services_and_their_healthchecks(compose: dict[str, Any]) -> None:
     for name in ("db", "redis", "s3"):
         assert services[name]["healthcheck"]["test"][0] == "CMD", name
     assert "pg_isready" in services["db"]["healthcheck"]["test"]
-    # The api's healthcheck is the image's HEALTHCHECK (/healthz); the one-shots and the worker
-    # (no HTTP port) turn it off.
+    # The api's healthcheck is the image's HEALTHCHECK (/healthz); the worker (no HTTP port)
+    # has `pixelmill worker-health` (run for real below); the one-shot turns it off.
     assert "healthcheck" not in services["api"]
-    for name in ("worker", "migrate"):
-        assert services[name]["healthcheck"] == {"disable": True}
+    assert services["migrate"]["healthcheck"] == {"disable": True}
+    worker_check = services["worker"]["healthcheck"]
+    assert worker_check["test"][:3] == ["CMD", "pixelmill", "worker-health"], worker_check
     # Data that outlives a container lives in named volumes.
     assert "pgdata:/var/lib/postgresql/data" in services["db"]["volumes"]
     assert "s3data:/data" in services["s3"]["volumes"]
@@ -189,6 +190,14 @@ def run_healthcheck(env: dict[str, str], port: int) -> bool:
     return subprocess.run(argv, env=env, capture_output=True, timeout=10).returncode == 0
 
 
+def run_worker_healthcheck(compose: dict[str, Any], env: dict[str, str]) -> int:
+    """The worker service's healthcheck command (``CMD``: run as it is, ``pixelmill`` on the
+    image's PATH being the virtual environment's)."""
+    test = compose["services"]["worker"]["healthcheck"]["test"]
+    assert test[0] == "CMD" and test[1] == "pixelmill", test
+    return subprocess.run([str(PIXELMILL), *test[2:]], env=env, timeout=60).returncode
+
+
 @pytest.fixture
 def loopback(s3_endpoint: str, tmp_path: Path) -> Iterator[Loopback]:
     if "postgresql" not in BACKENDS:
@@ -251,6 +260,7 @@ def test_the_api_and_worker_services_run_a_job(
             interval=0.3,
         )
         wait_until(lambda: is_ready(worker, "worker"), timeout=90, interval=0.3)
+        assert run_worker_healthcheck(compose, env["worker"]) == 0, "worker healthcheck failed"
         ready = time.monotonic()
         key = first_account(env["api"])
         job = run_scene_job(api.url, key)

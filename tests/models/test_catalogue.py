@@ -16,6 +16,7 @@ from pixelmill.cli import app as cli
 from pixelmill.engines.runtime.onnx import OnnxModel, parse_providers, providers, use_providers
 from pixelmill.models import CATALOGUE
 from tests.models import tiny
+from tests.models.tiny import REMBG_U2NETP
 
 KEYS = {
     "name",
@@ -55,7 +56,7 @@ def test_the_catalogue_covers_every_operation_with_checkable_digests() -> None:
 def test_list_and_verify_cover_every_family(tmp_path: Path) -> None:
     models = tmp_path / "models"
     models.mkdir()
-    packaged = Path(__import__("rembg").__file__).parent / "u2netp.onnx"
+    packaged = REMBG_U2NETP
     shutil.copyfile(packaged, models / "u2netp.onnx")
     tiny.nearest_upscaler(models / "real_esrgan_x2.onnx", 2)
     tiny.inpainter(models / "lama_fp32.onnx")
@@ -105,7 +106,7 @@ def test_onnx_providers_default_to_what_is_installed_and_refuse_what_is_not() ->
     try:
         assert use_providers("CPUExecutionProvider") == ["CPUExecutionProvider"]
         assert providers() == ["CPUExecutionProvider"]
-        model = OnnxModel(Path(__import__("rembg").__file__).parent / "u2netp.onnx")
+        model = OnnxModel(REMBG_U2NETP)
         assert model.session.get_providers() == ["CPUExecutionProvider"]
     finally:
         use_providers(None)

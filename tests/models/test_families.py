@@ -190,7 +190,7 @@ def test_the_enhance_engine_adds_face_restore_with_the_model_present(tmp_path: P
 
     tiny.face_restorer(tmp_path / "gfpgan_1.4.onnx", (0.6, -0.2, -1.0))
     engine = EnhanceEngine(max_workers=2, models_dir=tmp_path)
-    astronaut = np.ascontiguousarray(skdata.astronaut())
+    astronaut = np.ascontiguousarray(skdata.astronaut())  # type: ignore[no-untyped-call]
     result = engine.run(EngineInputs(astronaut), EnhanceParams())
     assert result.details["model"] == "gfpgan-1.4"
     assert "Face Restore" in [v["label"] for v in result.details["variants"]]

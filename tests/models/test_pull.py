@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from pixelmill.cli import app as cli
 from pixelmill.models.catalogue import CatalogueEntry, by_name
 from pixelmill.models.pull import DigestMismatch, PullError, part_path, pull
+from tests.models.tiny import REMBG_U2NETP
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB, no two neighbouring blocks alike
 
@@ -134,7 +135,7 @@ def test_the_command_pulls_from_a_mirror_and_names_both_digests(
 ) -> None:
     u2netp = by_name("u2netp")
     assert u2netp is not None
-    real = Path(__import__("rembg").__file__).parent / "u2netp.onnx"  # rembg's own copy
+    real = REMBG_U2NETP  # rembg's own copy
     server.files["/mirror/u2netp.onnx"] = real.read_bytes()
     server.files["/mirror/lama_fp32.onnx"] = b"not lama"
     models = tmp_path / "models"

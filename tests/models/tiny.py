@@ -5,15 +5,18 @@ difference."""
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper, save
+from onnx import GraphProto, TensorProto, helper, numpy_helper, save
 
 OPSET = 17
+REMBG_U2NETP = Path(str(files("rembg") / "u2netp.onnx"))
+"""rembg's own u2netp.onnx, from its wheel: the catalogue's u2netp byte for byte."""
 
 
-def _save(graph: helper.GraphProto, path: Path) -> Path:
+def _save(graph: GraphProto, path: Path) -> Path:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = 8
     save(model, str(path))

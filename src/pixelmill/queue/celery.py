@@ -25,6 +25,15 @@ from pixelmill.queue.base import LANES, TaskRunner, lane_of
 REQUEST_ID_HEADER = "pixelmill_request_id"
 """The message header carrying the enqueuing request's id to the worker."""
 
+NODE_PREFIX = "pixelmill-"
+"""A worker's Celery node name is ``pixelmill-<pid>@<host>`` (:func:`node_name`); the health
+check (``queue/health.py``) pings this host's by that pattern."""
+
+
+def node_name() -> str:
+    """This process's Celery node name as a worker."""
+    return f"{NODE_PREFIX}{os.getpid()}@{socket.gethostname()}"
+
 
 def make_celery(settings: Settings) -> Celery:
     app = Celery("pixelmill", broker=settings.redis_url, set_as_current=False)
@@ -116,6 +125,6 @@ class CeleryQueue:
                 "-Q",
                 ",".join(lane_queue(self.settings, lane) for lane in lanes),
                 "-n",
-                f"pixelmill-{os.getpid()}@{socket.gethostname()}",
+                node_name(),
             ]
         )

@@ -52,11 +52,13 @@ def run_tiled(
     h, w = image.shape[:2]
     if fixed and (h < window or w < window):
         pad_y, pad_x = max(window - h, 0), max(window - w, 0)
-        mode = "reflect" if pad_y < h and pad_x < w else "edge"
         widths = [(0, pad_y), (0, pad_x)] + [(0, 0)] * (image.ndim - 2)
-        padded = np.pad(image, widths, mode=mode)
-        out = run_tiled(padded, run, window=window, overlap=overlap, scale=scale, fixed=True)
-        return out[: h * scale, : w * scale]
+        if pad_y < h and pad_x < w:
+            padded = np.pad(image, widths, mode="reflect")
+        else:
+            padded = np.pad(image, widths, mode="edge")
+        whole = run_tiled(padded, run, window=window, overlap=overlap, scale=scale, fixed=True)
+        return whole[: h * scale, : w * scale]
     out: Array | None = None
     for y0, y1, wy in spans(h, window, overlap, fixed):
         wy1 = wy + window if fixed else min(y1 + overlap, h)

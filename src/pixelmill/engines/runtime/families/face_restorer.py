@@ -104,5 +104,5 @@ class FaceRestorer:
             back = cv2.warpAffine(restored, inverse, (w, h), borderMode=cv2.BORDER_REPLICATE)
             weight = cv2.warpAffine(mask, inverse, (w, h)).clip(0, 1)[..., np.newaxis]
             weight = weight * self.blend
-            out = out * (1.0 - weight) + back * weight
+            out = np.asarray(out * (1.0 - weight) + back * weight, dtype=np.float32)
         return np.asarray(np.clip(np.round(out), 0, 255), dtype=np.uint8)

@@ -70,8 +70,11 @@ class Inpainter:
         h, w = mask.shape
         if h < SIDE or w < SIDE:
             py, px = max(SIDE - h, 0), max(SIDE - w, 0)
-            mode = "reflect" if py < h and px < w else "edge"
-            padded = np.pad(out, ((0, py), (0, px), (0, 0)), mode=mode)
+            widths = ((0, py), (0, px), (0, 0))
+            if py < h and px < w:
+                padded = np.pad(out, widths, mode="reflect")
+            else:
+                padded = np.pad(out, widths, mode="edge")
             filled = self.fill(padded, np.pad(mask, ((0, py), (0, px))))
             out[mask] = filled[:h, :w][mask]
             return out
@@ -104,10 +107,11 @@ class Inpainter:
         crop, hole = out[window], mask[window]
         ch, cw = hole.shape
         small = cv2.resize(crop, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
-        small_hole = cv2.resize(hole.astype(np.uint8), (SIDE, SIDE), interpolation=cv2.INTER_AREA)
+        shrunk = cv2.resize(hole.astype(np.uint8), (SIDE, SIDE), interpolation=cv2.INTER_AREA)
         # Grown by two pixels of the small picture, so the enlarged fill that lands on the
         # hole's edge is made only of filled pixels (bilinear reaches one pixel out).
-        small_hole = cv2.dilate(small_hole, np.ones((5, 5), np.uint8)) > 0
-        result = cv2.resize(self._run(small, small_hole), (cw, ch), interpolation=cv2.INTER_LINEAR)
+        small_hole = np.asarray(cv2.dilate(shrunk, np.ones((5, 5), np.uint8)) > 0)
+        filled = self._run(np.asarray(small, np.uint8), small_hole)
+        enlarged = cv2.resize(filled, (cw, ch), interpolation=cv2.INTER_LINEAR)
         keep = group[window]
-        out[window][keep] = result[keep]
+        out[window][keep] = enlarged[keep]
