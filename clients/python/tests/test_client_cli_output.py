@@ -19,7 +19,7 @@ from tests.support.credits import balance_of
 from tests.support.images import png_bytes
 
 from client_harness import Live
-from pixelmill_client.cli import main, safe_name, short
+from pixelmill_client.cli import FILE_LINE_MAX, clip, file_line, main, safe_name
 from pixelmill_client.errors import validation_message
 
 SCRIPT = Path(sys.executable).parent / "pixelmill-client"
@@ -130,7 +130,11 @@ def test_more_than_ten_credits_needs_a_yes(live: Live, tmp_path: Path) -> None:
 def test_names_and_phrases() -> None:
     assert safe_name("marble counter, soft light") == "marble-counter-soft-light"
     assert safe_name("../a b/ c") == "a-b-c" and safe_name("…") == "result"
-    assert short("x" * 10) == "x" * 10
+    assert clip("x" * 10, 10) == "x" * 10
+    assert clip("/very/long/" + "d" * 100 + "/photo.jpg", 40).endswith("/photo.jpg")
+    assert len(clip("y" * 500, 70)) == 70
+    line = file_line("/in/" + "a" * 300 + ".jpg", "/out/" + "b" * 300 + ".png", 2)
+    assert len(line) <= FILE_LINE_MAX and line.endswith(".png (2 credit(s))"), line
     detail = [
         {"loc": ["body", "num_scenes"], "msg": "Input should be less than or equal to 12"},
         {"loc": ["query", "limit"], "msg": "Field required"},
@@ -177,3 +181,30 @@ def test_generate_ad_pack_and_video_with_progress(
     assert Path(mp4).name == f"video-{video['job_id']}.mp4"
     assert Path(mp4).read_bytes()[4:8] == b"ftyp"
     assert balance_of(live.resources, acct.id) == 1
+
+
+def test_one_short_line_per_file_and_details_with_v(live: Live, tmp_path: Path) -> None:
+    """Each processed file is one line of at most 160 characters (file, output, credits); the
+    method the server used (``details.method``, hundreds of characters) comes with ``-v``, and
+    in ``--json``."""
+    acct = live.account(credits=10)
+    (tmp_path / "photo.png").write_bytes(png_bytes(200, 150))
+    plain = script(live, acct.api_key, "remove-background", "photo.png", cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    printed = plain.stdout + plain.stderr
+    [line] = [x for x in printed.splitlines() if x.startswith("✓")]
+    assert line == "✓ photo.png → photo-remove-background.png (1 credit(s))", printed
+    assert "method" not in printed
+    assert max(len(x) for x in printed.splitlines()) <= FILE_LINE_MAX, printed
+
+    verbose = script(live, acct.api_key, "remove-background", "photo.png", "-v", cwd=tmp_path)
+    assert verbose.returncode == 0, verbose.stderr
+    lines = (verbose.stdout + verbose.stderr).splitlines()
+    i = next(i for i, x in enumerate(lines) if x.startswith("✓ photo.png → "))
+    method = lines[i + 1]
+    assert method.startswith("    method: ") and len(method) > 40, lines
+
+    as_json = script(live, acct.api_key, "remove-background", "photo.png", "--json", cwd=tmp_path)
+    [item] = json.loads(as_json.stdout)["files"]
+    assert item["method"] == method.removeprefix("    method: ")
+    assert balance_of(live.resources, acct.id) == 7

@@ -145,15 +145,23 @@ def stem_of(source: str) -> str:
     return safe_name(Path(name).stem, "image")
 
 
-def short(text: str | None, width: int = 60) -> str:
-    """A method description for a progress line: whole when the output is not a terminal,
-    else cut to ``width`` at a word boundary."""
-    if not text:
-        return "done"
-    if len(text) <= width or not err.is_terminal:
+FILE_LINE_MAX = 160
+"""The most characters of a file's line in ``pixelmill-client <operation>`` without ``-v``."""
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` whole when it fits ``width``, else its start and end around an ellipsis
+    (a path keeps its folder's start and its file name)."""
+    if len(text) <= width:
         return text
-    cut = text[: width - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+    tail = (width - 1) * 2 // 3
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+
+
+def file_line(source: str, output: str, credits: int) -> str:
+    """One processed file, at most :data:`FILE_LINE_MAX` characters:
+    ``✓ SOURCE → OUTPUT (N credit(s))``."""
+    return f"✓ {clip(source, 70)} → {clip(output, 70)} ({credits} credit(s))"
 
 
 def ext_of_url(url: str, default: str = "png") -> str:
@@ -237,7 +245,10 @@ async def process_files(
     parallel: int,
     progress: Progress,
     echo: bool,
+    verbose: bool = False,
 ) -> list[FileOutcome]:
+    """Each file processed and saved; with ``echo`` a short line per file (file, output,
+    credits), with ``verbose`` the server's ``details.method`` and a failure's whole reason."""
     overall = progress.add_task(f"{op.name}: {len(sources)} file(s)", total=len(sources))
     gate = asyncio.Semaphore(max(1, parallel))
     stop: list[BaseException] = []  # an auth or credits failure stops the files not started
@@ -255,10 +266,13 @@ async def process_files(
                 progress.update(task, advance=1, description=f"  {label}: saved")
                 outcome = FileOutcome(source, True, str(output), result.credits_used, result.method)
                 if echo:
+                    line = file_line(source, str(output), result.credits_used)
                     progress.console.print(
-                        f"[green]✓[/] {escape(source)} → {escape(str(output))} "
-                        f"({result.credits_used} credit(s), {escape(short(result.method))})"
+                        "[green]✓[/]" + escape(line[1:]), soft_wrap=True, highlight=False
                     )
+                    if verbose:
+                        method = escape(result.method or "done")
+                        progress.console.print(f"    method: {method}", soft_wrap=True)
             except (PixelmillError, OSError) as exc:
                 if isinstance(exc, AuthenticationError | InsufficientCredits):
                     stop.append(exc)
@@ -270,8 +284,12 @@ async def process_files(
                     exception=exc,
                 )
                 if echo:
-                    why = escape(outcome.error or "")
-                    progress.console.print(f"[red]✗[/] {escape(source)}: {why}")
+                    why = outcome.error or ""
+                    line = f"✗ {clip(source, 70)}: {why}"
+                    line = line if verbose else clip(line, FILE_LINE_MAX)
+                    progress.console.print(
+                        "[red]✗[/]" + escape(line[1:]), soft_wrap=True, highlight=False
+                    )
             finally:
                 progress.update(task, completed=FILE_STEPS, visible=False)
                 progress.advance(overall)
@@ -497,7 +515,15 @@ async def cmd_process(client: AsyncClient, args: argparse.Namespace) -> int:
     )
     with make_progress(args.quiet or args.json) as progress:
         outcomes = await process_files(
-            client, op, sources, params, namer, args.parallel, progress, not args.json
+            client,
+            op,
+            sources,
+            params,
+            namer,
+            args.parallel,
+            progress,
+            not args.json,
+            verbose=getattr(args, "verbose", False),
         )
     ok = sum(o.ok for o in outcomes)
     credits = sum(o.credits_used for o in outcomes)
@@ -882,6 +908,13 @@ def build_parser() -> Parser:
     )
     common.add_argument("--json", action="store_true", default=s, help="JSON output for scripts")
     common.add_argument("-q", "--quiet", action="store_true", default=s, help="no progress bars")
+    common.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=s,
+        help="details of each file (the method the server used); --json has them all",
+    )
     common.add_argument(
         "-y",
         "--yes",
