@@ -5,6 +5,7 @@
 #   docker build -t pixelmill .                 (or: podman build -t pixelmill .)
 #   docker build --build-arg BASE_IMAGE=python:3.12-slim-bookworm -t pixelmill .
 #   docker build --build-arg ONNXRUNTIME=gpu -t pixelmill:gpu .   (ONNX Runtime on CUDA)
+#   docker build --build-arg ONNXRUNTIME=gpu -t pixelmill:gpu .   (ONNX Runtime on CUDA)
 #
 # The install is the one scripts/bootstrap runs (tests/deploy/test_image.py keeps them in step):
 # the Debian packages of requirements/apt.txt, then requirements/runtime.txt, then
@@ -27,6 +28,16 @@ WORKDIR /src
 COPY requirements/runtime.txt requirements/nodeps.txt requirements/
 RUN /opt/pixelmill/bin/pip install -r requirements/runtime.txt \
  && /opt/pixelmill/bin/pip install --no-deps -r requirements/nodeps.txt
+# The GPU variant (docs/models.md): `--build-arg ONNXRUNTIME=gpu` swaps the CPU onnxruntime for
+# onnxruntime-gpu with NVIDIA's CUDA and cuDNN wheels (requirements/gpu.txt); ONNX sessions then
+# run on CUDA (PIXELMILL_ONNX_PROVIDERS' default) on a host with the NVIDIA container toolkit
+# (`docker run --gpus all`, or deploy/compose.yaml's gpu profile).
+ARG ONNXRUNTIME=cpu
+COPY requirements/gpu.txt requirements/
+RUN if [ "$ONNXRUNTIME" = "gpu" ]; then \
+      /opt/pixelmill/bin/pip uninstall --yes onnxruntime \
+      && /opt/pixelmill/bin/pip install -r requirements/gpu.txt; \
+    fi
 # The GPU variant (docs/models.md): `--build-arg ONNXRUNTIME=gpu` swaps the CPU onnxruntime for
 # onnxruntime-gpu with NVIDIA's CUDA and cuDNN wheels (requirements/gpu.txt); ONNX sessions then
 # run on CUDA (PIXELMILL_ONNX_PROVIDERS' default) on a host with the NVIDIA container toolkit
@@ -68,6 +79,9 @@ ENV PATH=/opt/pixelmill/bin:$PATH \
     NUMBA_CACHE_DIR=/var/lib/pixelmill/.cache/numba
 USER pixelmill
 WORKDIR /var/lib/pixelmill
+# Where compose's gpu profile mounts the models volume (PIXELMILL_MODELS_DIR): made here so the
+# volume starts out owned by this user and `pixelmill models pull` can write to it.
+RUN mkdir -p /var/lib/pixelmill/models
 EXPOSE 8000
 # Liveness of the API (GET /healthz answers {"status": "ok"} while the process is up). The
 # worker has no HTTP port: deploy/compose.yaml and deploy/kubernetes/ check it with
