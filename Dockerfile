@@ -5,7 +5,6 @@
 #   docker build -t pixelmill .                 (or: podman build -t pixelmill .)
 #   docker build --build-arg BASE_IMAGE=python:3.12-slim-bookworm -t pixelmill .
 #   docker build --build-arg ONNXRUNTIME=gpu -t pixelmill:gpu .   (ONNX Runtime on CUDA)
-#   docker build --build-arg ONNXRUNTIME=gpu -t pixelmill:gpu .   (ONNX Runtime on CUDA)
 #
 # The install is the one scripts/bootstrap runs (tests/deploy/test_image.py keeps them in step):
 # the Debian packages of requirements/apt.txt, then requirements/runtime.txt, then
@@ -28,16 +27,6 @@ WORKDIR /src
 COPY requirements/runtime.txt requirements/nodeps.txt requirements/
 RUN /opt/pixelmill/bin/pip install -r requirements/runtime.txt \
  && /opt/pixelmill/bin/pip install --no-deps -r requirements/nodeps.txt
-# The GPU variant (docs/models.md): `--build-arg ONNXRUNTIME=gpu` swaps the CPU onnxruntime for
-# onnxruntime-gpu with NVIDIA's CUDA and cuDNN wheels (requirements/gpu.txt); ONNX sessions then
-# run on CUDA (PIXELMILL_ONNX_PROVIDERS' default) on a host with the NVIDIA container toolkit
-# (`docker run --gpus all`, or deploy/compose.yaml's gpu profile).
-ARG ONNXRUNTIME=cpu
-COPY requirements/gpu.txt requirements/
-RUN if [ "$ONNXRUNTIME" = "gpu" ]; then \
-      /opt/pixelmill/bin/pip uninstall --yes onnxruntime \
-      && /opt/pixelmill/bin/pip install -r requirements/gpu.txt; \
-    fi
 # The GPU variant (docs/models.md): `--build-arg ONNXRUNTIME=gpu` swaps the CPU onnxruntime for
 # onnxruntime-gpu with NVIDIA's CUDA and cuDNN wheels (requirements/gpu.txt); ONNX sessions then
 # run on CUDA (PIXELMILL_ONNX_PROVIDERS' default) on a host with the NVIDIA container toolkit
