@@ -38,8 +38,16 @@ def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
     workers: Annotated[int, typer.Option(help="uvicorn worker processes")] = 1,
+    migrate: Annotated[
+        bool,
+        typer.Option(
+            help="apply the migrations before serving; --no-migrate where a one-shot step "
+            "migrates before the rollout (Kubernetes' migration Job): replicas never race for "
+            "it, and /readyz stays 503 until the schema is at the latest migration"
+        ),
+    ] = True,
 ) -> None:
-    """Run the HTTP server (migrates the database first)."""
+    """Run the HTTP server (migrates the database first, unless --no-migrate)."""
     import uvicorn
 
     from pixelmill.db.migrate import upgrade
@@ -54,8 +62,9 @@ def serve(
     if settings.metrics:
         _metrics_dir(workers)
     configure_logging(settings.log_format, settings.log_level)
-    typer.echo(f"pixelmill: migrating the database ({settings.resolved_database_url})")
-    upgrade(settings.resolved_database_url)
+    if migrate:
+        typer.echo(f"pixelmill: migrating the database ({settings.resolved_database_url})")
+        upgrade(settings.resolved_database_url)
     base = settings.public_base_url or f"http://{host}:{port}"
     typer.echo(
         f"""
