@@ -12,11 +12,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from pixelmill.providers.comfyui import SHIPPED
+from tests.deploy.files import DEPLOY, load_compose, read_dockerfile
+from tests.deploy.test_setting_names import filled_env
+from tests.multinode.cluster import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 COMFYUI = os.environ.get("PIXELMILL_TEST_COMFYUI_DIR", "")
@@ -62,3 +67,40 @@ def test_a_real_comfyui_accepts_every_shipped_workflow(tmp_path: Path) -> None:
         assert f"\n{name}: ok\n  /prompt: HTTP 200: accepted" in run.stdout, name
     assert f"{len(shipped)} of {len(shipped)} workflows accepted" in run.stdout
     assert '"TextEncodeQwenImageEditPlus"' in saved.read_text()
+
+
+@pytest.mark.slow
+def test_the_images_command_starts_comfyui_and_passes_its_healthcheck(tmp_path: Path) -> None:
+    """deploy/comfyui/Dockerfile's ENTRYPOINT with compose's default command and ``--cpu``, run
+    as a local process from the same source (``0.0.0.0`` becomes 127.0.0.1, the image's
+    folders a temporary base directory), then the image's HEALTHCHECK command against it."""
+    missing = _missing()
+    if missing is not None:
+        pytest.skip(missing)
+    final = read_dockerfile(DEPLOY / "comfyui" / "Dockerfile").final
+    entrypoint = final.exec_form("ENTRYPOINT")
+    command = load_compose(filled_env())["services"]["comfyui"]["command"]
+    port = free_port()
+    argv = [PYTHON if word == "python3" else word for word in entrypoint]
+    argv = [{"0.0.0.0": "127.0.0.1", "8188": str(port)}.get(w, w) for w in argv]
+    for sub in ("custom_nodes", "input", "output", "temp", "user", "models"):
+        (tmp_path / sub).mkdir()
+    argv += [*command.split(), "--cpu", "--base-directory", str(tmp_path)]
+    argv += ["--database-url", "sqlite:///:memory:"]
+    health = [PYTHON if w == "python3" else w for w in final.healthcheck()]
+    health = [w.replace("127.0.0.1:8188", f"127.0.0.1:{port}") for w in health]
+    log = (tmp_path / "comfyui.log").open("wb")
+    proc = subprocess.Popen(argv, cwd=COMFYUI, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while subprocess.run(health, capture_output=True, check=False).returncode != 0:
+            assert proc.poll() is None, (tmp_path / "comfyui.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "no healthy ComfyUI within 180 s"
+            time.sleep(2)
+        stats = httpx.get(f"http://127.0.0.1:{port}/system_stats", timeout=10).json()
+        assert "--preview-method" in stats["system"]["argv"]
+        assert stats["devices"][0]["type"] == "cpu"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
