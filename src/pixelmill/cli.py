@@ -294,15 +294,21 @@ def grant_credits(
 
 @admin.command("usage")
 def usage(
-    start: Annotated[str, typer.Option("--from", help="first day, YYYY-MM-DD (UTC)")],
-    end: Annotated[str, typer.Option("--to", help="last day, YYYY-MM-DD (included)")],
+    start: Annotated[
+        str | None,
+        typer.Option("--from", help="first day, YYYY-MM-DD (UTC); default: this month's first"),
+    ] = None,
+    end: Annotated[
+        str | None, typer.Option("--to", help="last day, YYYY-MM-DD (included); default: today")
+    ] = None,
     email: Annotated[str | None, typer.Option(help="one account; default: all")] = None,
     group_by: Annotated[str, typer.Option(help="day or operation")] = "operation",
     as_csv: Annotated[bool, typer.Option("--csv", help="CSV instead of a table")] = False,
 ) -> None:
     """Credits spent on work across accounts (charges less refunds of failed work); grants and
-    purchases are listed apart, as they are not usage."""
-    from datetime import date
+    purchases are listed apart, as they are not usage. Without --from and --to: this month so
+    far (UTC)."""
+    from datetime import UTC, date, datetime
 
     from pixelmill.accounts import service as accounts
     from pixelmill.billing.usage import GroupBy, usage_report
@@ -310,8 +316,10 @@ def usage(
 
     if group_by not in ("day", "operation"):
         raise typer.BadParameter("group-by is day or operation")
+    today = datetime.now(UTC).date()
     try:
-        first, last = date.fromisoformat(start), date.fromisoformat(end)
+        first = date.fromisoformat(start) if start else today.replace(day=1)
+        last = date.fromisoformat(end) if end else today
     except ValueError as exc:
         raise typer.BadParameter(f"dates are YYYY-MM-DD: {exc}") from None
     db = Database(_settings().resolved_database_url)

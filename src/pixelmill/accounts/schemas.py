@@ -63,6 +63,9 @@ class TestKeyCreated(BaseModel):
         description="the new test key (pk_test_...), shown once; the account's earlier test key "
         "stopped working"
     )
+    api_key: str = Field(
+        description="the same key under the name register and regenerate-token use for keys"
+    )
 
 
 class RateLimits(BaseModel):

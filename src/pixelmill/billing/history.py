@@ -161,7 +161,7 @@ def _sync_item(row: _Row, r: ProcessingRecord, link: ResultLink) -> HistoryItem:
         credits=row.credits,
         credits_refunded=0,
         processing_time=r.processing_time,
-        original_size=[r.input_width, r.input_height],
+        original_size=[r.input_width or None, r.input_height or None],  # none: no input
         result_format=r.result_format,
         result_url=link(r),
         error=r.error,

@@ -189,9 +189,9 @@ class Pipeline:
         test = user is not None and user.via_test_key
         charge = None
         if user is not None and not test:
-            charge = Charge(
-                uuid.uuid4().hex, user.id, op.name, surface, price, decoded.width, decoded.height
-            )
+            # A run drawn from no input (a guided avatar) records no input size, not 1 x 1.
+            width, height = (decoded.width, decoded.height) if decoded.bytes_in else (0, 0)
+            charge = Charge(uuid.uuid4().hex, user.id, op.name, surface, price, width, height)
             if price > 0:
                 charge = await asyncio.to_thread(self.accounting.reserve, charge)
         try:

@@ -26,7 +26,8 @@ NO_INPUT = DecodedImage(
     pixels=np.zeros((1, 1, 3), np.uint8), format="png", width=1, height=1, bytes_in=0,
     had_alpha=False,
 )  # fmt: skip
-"""What a guided avatar is drawn from: nothing (the history row shows a 1×1 input)."""
+"""What a guided avatar is drawn from: nothing (``bytes_in`` 0: its history row has no input
+size)."""
 
 
 class GuidedCreate(BaseModel):

@@ -79,7 +79,7 @@ def create_test_key(user: LiveUser, session: DbSession, resources: Res) -> TestK
     token = accounts.create_test_key(session, resources.secret, user.id)
     # The earlier test key stops working in this process as soon as this commits.
     run_after_commit(session, partial(resources.credentials.forget_user, user.id))
-    return TestKeyCreated(token=token)
+    return TestKeyCreated(token=token, api_key=token)
 
 
 MAX_USAGE_DAYS = 366

@@ -196,7 +196,8 @@ async def upscale(
 async def remove_text(
     body: RemoveTextRequest, user: ApiKeyUser, resources: Res, base_url: BaseUrl
 ) -> V2Result:
-    """Remove text and watermarks (OCR text detection, stroke mask, inpainting). 1 credit."""
+    """Remove text, watermarks and logos with the learned overlay remover (the default;
+    `method: ocr` finds text with OCR instead and fills its strokes). 1 credit."""
     return V2Result.from_outcome(await _run("text_removal", body, user, resources, base_url))
 
 

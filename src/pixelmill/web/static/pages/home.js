@@ -95,7 +95,7 @@ function usageChart(items) {
 /** Where credit packs come from: Stripe Checkout when this server sells them, else the
  * operator. */
 function packsNote() {
-  const note = h("p.muted.small", "Packs are granted by your operator (pixelmill admin grant).");
+  const note = h("p.muted.small", "Packs are granted by your operator (pixelmill admin grant-credits EMAIL N --purchase).");
   creditPacks()
     .then((packs) => {
       if (packs) clear(note, h("a", { href: "#/buy" }, "Buy credits →"));

@@ -119,7 +119,9 @@ function waiter(note) {
 export async function jobsPage() {
   const gate = needKey("Scene jobs");
   if (gate) return gate;
-  const [cats, jobs] = await Promise.all([categories(), api("/api/v2/jobs?limit=20")]);
+  const [cats, listed] = await Promise.all([categories(), api("/api/v2/jobs?limit=100")]);
+  // The jobs list holds every kind (avatars, videos, ad packs...); this page is the scene jobs'.
+  const jobs = listed.filter((j) => j.type === "scenes").slice(0, 20);
   let file = null;
   const preview = h("div.preview-slot");
   const category = h(
