@@ -50,6 +50,7 @@ def test_upscale_through_the_app_uses_the_model_present(database_url: str, tmp_p
             assert result.status_code == 200
             decoded = cv2.imdecode(np.frombuffer(result.content, np.uint8), cv2.IMREAD_COLOR)
             sent = cv2.imdecode(np.frombuffer(encode(image), np.uint8), cv2.IMREAD_COLOR)
+            assert decoded is not None and sent is not None
             want = np.repeat(np.repeat(sent, 2, axis=0), 2, axis=1)
             assert decoded.shape == want.shape
             assert np.abs(decoded.astype(int) - want).mean() < 2.0  # through the encoder
