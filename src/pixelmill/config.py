@@ -195,12 +195,12 @@ class Settings(BaseSettings):
         "process stops working here within this bound; in the process that did it, at once",
     )
     sync_reservation_timeout_seconds: float = Field(
-        20,
+        15,
         gt=0,
         description="a synchronous call renews its credit reservation every quarter of this "
         "while it runs; a reservation silent this long belongs to a process that died and the "
         "sweeper returns its credits (with a failed history row), at most this plus "
-        "PIXELMILL_SWEEP_INTERVAL_SECONDS after the death (25 s by default)",
+        "PIXELMILL_SWEEP_INTERVAL_SECONDS after the death (20 s by default)",
     )
     job_max_attempts: int = Field(
         3, ge=1, description="runs of a job (first run plus sweeper retries) before it fails"

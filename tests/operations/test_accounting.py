@@ -270,6 +270,6 @@ def test_credits_of_a_killed_server_come_back(short: Resources, tmp_path: Path) 
 
 def test_timeout_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PIXELMILL_SYNC_RESERVATION_TIMEOUT_SECONDS", raising=False)
-    assert Settings().sync_reservation_timeout_seconds == 20
+    assert Settings().sync_reservation_timeout_seconds == 15
     monkeypatch.setenv("PIXELMILL_SYNC_RESERVATION_TIMEOUT_SECONDS", "30")
     assert Settings().sync_reservation_timeout_seconds == 30
