@@ -30,6 +30,7 @@ class Files(ThreadingHTTPServer):
         self.files: dict[str, bytes] = {}
         self.cut: dict[str, int] = {}
         self.ranges: list[str | None] = []
+        self.paths: list[str] = []
 
     @property
     def base(self) -> str:
@@ -45,6 +46,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         body = self.server.files.get(self.path)
         self.server.ranges.append(self.headers.get("Range"))
+        self.server.paths.append(self.path)
         if body is None:
             self.send_error(404)
             return
@@ -159,3 +161,24 @@ def test_the_command_pulls_from_a_mirror_and_names_both_digests(
     assert out.exit_code == 2 and "not in the catalogue" in out.output
     out = CliRunner().invoke(cli, ["models", "pull"], env=env)
     assert out.exit_code == 2 and "--all" in out.output
+
+
+def test_all_leaves_out_the_non_commercial_models_unless_asked(
+    server: Files, tmp_path: Path
+) -> None:
+    models = tmp_path / "models"
+    env = {
+        "PIXELMILL_MODELS_DIR": str(models),
+        "PIXELMILL_MODELS_MIRROR": server.base + "/empty",  # every file a 404: nothing lands
+        "PIXELMILL_DATA_DIR": str(tmp_path / "d"),
+    }
+    out = CliRunner().invoke(cli, ["models", "pull", "--all"], env=env)
+    assert out.exit_code == 1
+    asked = {p.rsplit("/", 1)[1] for p in server.paths}
+    assert "lama_fp32.onnx" in asked and "gfpgan_1.4.onnx" in asked
+    assert "codeformer.onnx" not in asked and "bria-rmbg.onnx" not in asked
+    server.paths.clear()
+    out = CliRunner().invoke(cli, ["models", "pull", "--all", "--non-commercial"], env=env)
+    assert {"codeformer.onnx", "bria-rmbg.onnx"} <= {p.rsplit("/", 1)[1] for p in server.paths}
+    assert "not for commercial use" in out.output
+    assert not models.exists() or list(models.iterdir()) == []

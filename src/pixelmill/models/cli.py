@@ -60,7 +60,17 @@ def catalog(
 @models.command("pull")
 def pull(
     names: Annotated[list[str] | None, typer.Argument(help="catalogue names")] = None,
-    all_models: Annotated[bool, typer.Option("--all", help="every catalogued model")] = False,
+    all_models: Annotated[
+        bool,
+        typer.Option("--all", help="every catalogued model whose licence allows commercial use"),
+    ] = False,
+    non_commercial: Annotated[
+        bool,
+        typer.Option(
+            "--non-commercial",
+            help="with --all, also the models whose licence forbids commercial use",
+        ),
+    ] = False,
     mirror: Annotated[
         str | None,
         typer.Option(
@@ -71,7 +81,8 @@ def pull(
 ) -> None:
     """Download models into PIXELMILL_MODELS_DIR, resuming an interrupted download; each file
     becomes visible only after its sha256 matches the catalogue. A mismatch exits 1, names
-    both digests and leaves nothing behind."""
+    both digests and leaves nothing behind. --all leaves out the non-commercial models
+    (CodeFormer, BRIA RMBG-2.0) unless --non-commercial is given; naming one pulls it."""
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -87,7 +98,7 @@ def pull(
     if all_models == bool(names):
         typer.echo("error: name one or more models, or pass --all", err=True)
         raise typer.Exit(2)
-    entries = list(CATALOGUE) if all_models else []
+    entries = [e for e in CATALOGUE if e.commercial_use or non_commercial] if all_models else []
     for name in names or []:
         entry = by_name(name)
         if entry is None:
@@ -105,6 +116,11 @@ def pull(
         TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn()
     ) as bar:
         for entry in entries:
+            if not entry.commercial_use:
+                bar.console.print(
+                    f"{entry.name}: licensed {entry.licence}: not for commercial use",
+                    highlight=False,
+                )
             task = bar.add_task(entry.name, total=entry.size)
 
             def advance(done: int, total: int | None, task_id: int = task) -> None:
