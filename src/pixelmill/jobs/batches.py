@@ -16,6 +16,7 @@ from pixelmill.credits import ledger
 from pixelmill.db.models import Batch, Job, JobResult
 from pixelmill.errors import Conflict, NotFound
 from pixelmill.jobs import lifecycle, service
+from pixelmill.jobs.failures import job_failures
 from pixelmill.jobs.lifecycle import ACTIVE, COMPLETED, FAILED, PENDING, PROCESSING
 from pixelmill.jobs.schemas import (
     BatchImageResult,
@@ -177,7 +178,12 @@ def _images(
         results[r.job_id].append(BatchImageResult(scene=r.scene, url=base + signer.path_for(r.key)))
     return [
         BatchImageStatus(
-            id=j.item_ref, job_id=j.id, status=j.status, error=j.error, results=results[j.id]
+            id=j.item_ref,
+            job_id=j.id,
+            status=j.status,
+            error=j.error,
+            results=results[j.id],
+            failures=job_failures(j),
         )
         for j in jobs
     ]

@@ -32,6 +32,7 @@ from pixelmill.engines.base import (
     OutputImage,
     Planned,
 )
+from pixelmill.engines.product_photo.engine import DELIVERED_AS
 from pixelmill.engines.video.encode import EncodeError, redraw_mp4
 from pixelmill.imaging import (
     ImageInputError,
@@ -70,6 +71,17 @@ def mark_test_output(output: OutputImage | OutputFile) -> OutputImage | OutputFi
     if kind.startswith(("image/", "video/")):
         raise ValueError(f"a test key's {kind} output cannot be watermarked")
     return output
+
+
+def failure_reason(exc: BaseException) -> str:
+    """An output's failure as its job's ``failures`` show it: the engine's own sentence (an
+    :class:`EngineError` or ``ValueError`` says what went wrong in words), or what kind of
+    trouble it was (memory, storage) without internals."""
+    if isinstance(exc, MemoryError):
+        return "the server ran out of memory while rendering this output"
+    if isinstance(exc, OSError) and not isinstance(exc, EngineError | ValueError):
+        return f"the output could not be stored or read ({type(exc).__name__})"
+    return str(exc).strip() or type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -168,15 +180,17 @@ class JobRunner:
         self._observe(kind, claim, started)
         if claim.test:  # every output, and what the kind records of it (a saved avatar)
             output = mark_test_output(output)
+        # An output its engine tried again another way names what it delivered.
+        label = str(output.data.get(DELIVERED_AS) or item.label)
         if isinstance(output, OutputFile):
             key = f"results/{uuid.uuid4().hex}.{output.extension}"
             self.results.put(key, output.content, output.content_type)
-            return Rendered(item.position, item.label, output, key, output.content, item.price)
+            return Rendered(item.position, label, output, key, output.content, item.price)
         fmt = kind.result_format
         data = encode_image(output.pixels, fmt, RESULT_QUALITY)
         key = f"results/{uuid.uuid4().hex}.{file_extension(fmt)}"
         self.results.put(key, data, content_type(fmt))
-        return Rendered(item.position, item.label, output, key, data, item.price)
+        return Rendered(item.position, label, output, key, data, item.price)
 
     @staticmethod
     def _observe(kind: JobKind, claim: Claim, started: float) -> None:
@@ -262,8 +276,12 @@ class JobRunner:
                 if not isinstance(exc, EngineError | ValueError | MemoryError | OSError):
                     raise
                 log.warning("job %s: %s failed: %s", claim.job_id, item.label, exc)
-                last_failure = str(exc) or type(exc).__name__
-                if not self._write(lambda s: service.record_failure(s, claim, lease)):
+                last_failure = failure_reason(exc)
+
+                def failed(session: Session, item: Planned = item, why: str = last_failure) -> None:
+                    service.record_failure(session, claim, lease, item.position, why)
+
+                if not self._write(failed):
                     return None
                 continue
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from pixelmill.categories import LIBRARY_CATEGORIES
 from pixelmill.db.models import Batch, Job
+from pixelmill.jobs.failures import JobFailure, job_failures, partial_warning
 from pixelmill.schemas import Schema, TestFlag, Timestamp
 
 # ---- requests -----------------------------------------------------------------------------
@@ -107,9 +108,13 @@ class JobCreated(BaseModel):
 
 
 def job_warnings(job: Job) -> list[str] | None:
-    """What the job noted about its request at creation (unused prompt words...), or None."""
-    warnings = (job.params or {}).get("warnings")
-    return [str(w) for w in warnings] if warnings else None
+    """What the job noted about its request at creation (unused prompt words...) and, once it
+    completed without some of its outputs, "2 of 4 outputs failed; see failures"; or None."""
+    warnings = [str(w) for w in (job.params or {}).get("warnings") or []]
+    partial = partial_warning(job)
+    if partial:
+        warnings.append(partial)
+    return warnings or None
 
 
 class JobListItem(Schema):
@@ -135,7 +140,14 @@ class JobStatus(JobListItem):
     product_uuid: str | None = Field(validation_alias="product_id")
     started_at: Timestamp | None
     warnings: list[str] | None = Field(
-        None, description="request fields or prompt words this job does not use, and why"
+        None,
+        description="request fields or prompt words this job does not use, and why; "
+        '"2 of 4 outputs failed; see failures" when it completed without some outputs',
+    )
+    failures: list[JobFailure] = Field(
+        default_factory=list,
+        description="each output that was not delivered (and not charged): its 0-based index "
+        "in the job and the reason, in a sentence; [] when none failed",
     )
     provider_usage: list[dict[str, Any]] | None = Field(
         None,
@@ -157,6 +169,7 @@ class JobStatus(JobListItem):
             progress=progress,
             results=results,
             warnings=job_warnings(job),
+            failures=job_failures(job),
             provider_usage=usage,
         )
 
@@ -206,6 +219,10 @@ class BatchImageStatus(BaseModel):
     status: str
     error: str | None
     results: list[BatchImageResult]
+    failures: list[JobFailure] = Field(
+        default_factory=list,
+        description="the image's outputs that were not delivered: index and reason",
+    )
 
 
 class BatchListItem(Schema):

@@ -32,9 +32,9 @@ from pixelmill.db.base import utcnow
 from pixelmill.db.models import Batch, Job, JobResult, draw_number
 from pixelmill.db.session import Database
 from pixelmill.errors import Conflict, NotFound
-from pixelmill.jobs import lifecycle
+from pixelmill.jobs import failures, lifecycle
 from pixelmill.jobs.lifecycle import CLAIMABLE, COMPLETED, FAILED, PENDING, PROCESSING, QUEUED
-from pixelmill.jobs.schemas import JobResultOut, JobStatus
+from pixelmill.jobs.schemas import JobResultOut, JobStatus, job_warnings
 from pixelmill.queue import TaskQueue, run_after_commit
 from pixelmill.schemas import iso
 from pixelmill.storage import ObjectStorage, UrlSigner
@@ -313,6 +313,11 @@ def record_result(
     ):
         raise LostClaim(claim.job_id)
     session.add(JobResult(job_id=claim.job_id, position=position, scene=scene, key=key))
+    job = session.get(Job, claim.job_id)
+    if job is not None:  # delivered on a later run after all: no longer a failure
+        cleared = failures.without_failure(job.params, position)
+        if cleared is not None:
+            job.params = cleared
     if claim.batch_id is not None:
         session.execute(
             update(Batch)
@@ -321,9 +326,21 @@ def record_result(
         )
 
 
-def record_failure(session: Session, claim: Claim, lease_seconds: float) -> None:
-    """Count one item that could not be produced (nothing is captured for it)."""
+def record_failure(
+    session: Session,
+    claim: Claim,
+    lease_seconds: float,
+    position: int | None = None,
+    reason: str | None = None,
+) -> None:
+    """Count one item that could not be produced (nothing is captured for it) and keep why:
+    ``{"index": position, "reason": reason}`` in the job's failures (``jobs/failures.py``),
+    which its polls and webhook show."""
     _renew(session, claim, lease_seconds, progress_failed=Job.progress_failed + 1)
+    if position is not None:
+        job = session.get(Job, claim.job_id)
+        if job is not None:
+            job.params = failures.with_failure(job.params, position, reason or "unknown error")
 
 
 def finish(
@@ -425,7 +442,11 @@ def _after_terminal(session: Session, backends: JobBackends, job_id: str) -> Non
         "timestamp": iso(utcnow()),
         "credits_used": job.credits_used,
         "test": job.test,
+        "failures": [f.model_dump() for f in failures.job_failures(job)],
     }
+    warnings = job_warnings(job)
+    if warnings:
+        payload["warnings"] = warnings
     if job.status == COMPLETED:
         results = results_of(session, backends.signer, job)
         payload["results"] = [r.model_dump(mode="json") for r in results]

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from pixelmill.categories import SPEC_CATEGORIES
 from pixelmill.engines.ads import PlatformName, StyleName
+from pixelmill.jobs.failures import JobFailure
 from pixelmill.schemas import Schema, TestFlag, Timestamp
 
 Aspect = Literal["9:16", "1:1", "16:9"]
@@ -263,6 +264,10 @@ class AdPackStatus(Schema):
     progress: dict[str, int]
     error: str | None
     warnings: list[str] | None = None
+    failures: list[JobFailure] = Field(
+        default_factory=list,
+        description="each part not delivered (not charged): its index in the pack and why",
+    )
     details: dict[str, str]
     created_at: Timestamp
     started_at: Timestamp | None = None

@@ -15,6 +15,7 @@ from pixelmill.engines.speech import MAX_WORDS
 from pixelmill.errors import InvalidInput
 from pixelmill.jobs import lifecycle
 from pixelmill.jobs import service as jobs
+from pixelmill.jobs.failures import job_failures, partial_warning
 from pixelmill.marketing.ad_kinds import (
     AD_PACK_KIND,
     ASSET_COLLECTION_KIND,
@@ -183,7 +184,8 @@ def ad_pack_status(
         parts=params.parts,
         progress=_progress(job),
         error=job.error,
-        warnings=params.warnings,
+        warnings=[*(params.warnings or []), *filter(None, [partial_warning(job)])] or None,
+        failures=job_failures(job),
         details=details,
         created_at=job.created_at,
         started_at=job.started_at,

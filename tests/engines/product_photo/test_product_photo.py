@@ -403,8 +403,9 @@ def test_both_engines_are_registered() -> None:
 
 
 def test_the_share_of_a_product_inside_the_frame() -> None:
-    """The gate's measure (a product photo is re-placed once, then not delivered, below 90 %):
-    on 48 renders of 6 gallery avatars with a bottle and a tall vase it never tripped."""
+    """The gate's measure (below 90 % a product photo is tried again another way, up to three
+    ways, then not delivered): on 48 renders of 6 gallery avatars with a bottle and a tall vase
+    it never tripped."""
     from pixelmill.engines.product_photo.engine import in_frame
 
     assert in_frame(None, 400, 300) == 1.0

@@ -52,7 +52,7 @@ OK = 0
 USAGE = 1  # bad arguments, or a request the server refused (400/404/409/422)
 AUTH = 2  # no key, or the server refused it (401/403)
 CREDITS = 3  # not enough credits (402)
-SOME_FAILED = 4  # some files failed, or a job or batch ended failed
+SOME_FAILED = 4  # some files failed, a job missed outputs, or a job or batch ended failed
 UNAVAILABLE = 5  # server error (5xx), rate limited after retries, network error, timeout
 
 EXIT_CODES = """exit codes:
@@ -376,11 +376,32 @@ async def finish_job(client: AsyncClient, args: argparse.Namespace, job: m.Job) 
         )
         if job.error:
             out.print(f"error: {escape(job.error)}")
+        for w in job.warnings or []:
+            out.print(f"[yellow]warning:[/] {escape(w)}")
         for r in job.results:
             out.print(f"  {escape(r.scene or 'result')}: {escape(r.url)}")
+        if job.failures:
+            print_failures(job.failures)
         for f in files:
             out.print(f"  saved {escape(f)}")
-    return OK if job.status == "completed" else SOME_FAILED
+    if job.status != "completed" or job.failures:
+        return SOME_FAILED
+    return OK
+
+
+def print_failures(failures: Sequence[m.JobFailure]) -> None:
+    """The outputs a job did not deliver (not charged): each one's index (as the server
+    counts, from 0) and its reason, whole: a table on a terminal, a line each when piped."""
+    if not out.is_terminal:
+        for f in failures:
+            out.print(f"  not delivered: output {f.index}: {escape(f.reason)}")
+        return
+    t = Table(title="Not delivered (not charged)")
+    t.add_column("output", justify="right")
+    t.add_column("reason", overflow="fold")
+    for f in failures:
+        t.add_row(str(f.index), escape(f.reason))
+    out.print(t)
 
 
 async def watch_batch(

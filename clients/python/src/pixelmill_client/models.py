@@ -164,6 +164,14 @@ class JobResult(Model):
     created_at: datetime | None = None
 
 
+class JobFailure(Model):
+    """An output the job did not deliver (nothing charged for it): its 0-based index in the
+    job and why."""
+
+    index: int
+    reason: str = ""
+
+
 class JobSummary(Model):
     """An item of ``GET /api/v2/jobs``."""
 
@@ -190,6 +198,10 @@ class Job(JobSummary):
     error: str | None = None
     product_uuid: str | None = None
     started_at: datetime | None = None
+    warnings: list[str] | None = None
+    failures: list[JobFailure] | None = Field(
+        default_factory=list, description="outputs not delivered, with why ([] when none)"
+    )
 
 
 # ---- video and ad packs (integer job ids) ----------------------------------------------------
@@ -349,6 +361,7 @@ class BatchImage(Model):
     status: str
     error: str | None = None
     results: list[BatchImageResult] = Field(default_factory=list)
+    failures: list[JobFailure] | None = Field(default_factory=list)
 
 
 class BatchSummary(Model):

@@ -13,7 +13,7 @@ by its category in the body's own unit, with a soft shadow and light harmonisati
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, ClassVar
 
@@ -36,7 +36,13 @@ from pixelmill.engines.product_photo.person import (
     cut_out,
     find_avatar,
 )
-from pixelmill.engines.product_photo.placement import crop, free_hands, place_product, rule_for
+from pixelmill.engines.product_photo.placement import (
+    crop,
+    free_hands,
+    open_hand,
+    place_product,
+    rule_for,
+)
 from pixelmill.engines.product_photo.prompt import (
     Framing,
     Hand,
@@ -46,9 +52,13 @@ from pixelmill.engines.product_photo.prompt import (
 )
 from pixelmill.engines.product_photo.staging import (
     COUNTER_SCENES,
+    STANDING_SCENES,
     Figure,
+    Prop,
     choose_people_scenes,
+    frame_for,
     output_data,
+    prop_on_canvas,
     stage,
 )
 from pixelmill.engines.runtime.layers import decontaminate_image, prepare_cutout
@@ -137,6 +147,24 @@ def feet_in_picture(avatar: Avatar) -> bool:
     return ankles and not bool(bottom.max(initial=0.0) > 0.5)
 
 
+def edges_cut(avatar: Avatar) -> tuple[bool, bool]:
+    """Whether the person runs off the avatar image's left and right edges (a portrait cut
+    at the arm): the frame keeps such an edge on or beyond its own, so nothing placed beside
+    the person on that side would be seen."""
+    h, w = avatar.size
+    m = max(1, min(h, w) // 100)
+    prior = avatar.prior
+    return bool(prior[:, :m].max(initial=0.0) > 0.5), bool(prior[:, w - m :].max(initial=0.0) > 0.5)
+
+
+def hips_in_picture(avatar: Avatar) -> bool:
+    """Whether both hips are seen inside the avatar image (a half-body portrait's hips are
+    only estimated, below its bottom edge: nothing can hang there)."""
+    h = avatar.size[0]
+    hips = [avatar.landmarks.get(n) for n in ("left_hip", "right_hip")]
+    return all(p is not None and p[1] < 0.97 * h for p in hips)
+
+
 def plan_shots(
     avatar: Avatar, reading: PromptReading, category: str, n: int, seed: int
 ) -> list[Shot]:
@@ -145,12 +173,15 @@ def plan_shots(
     Placements cycle through the category's (or follow the prompt's wish); a held product
     goes to a free hand (not resting on a hip or in a pocket; the prompt's hand first, else
     alternating, the more outstretched first), with no free hand a bag goes to the hip and
-    anything else stands in the foreground; the floor needs the feet in the picture. Framings
+    anything else stands in the foreground; the floor needs the feet in the picture, the hip
+    the hips; a product beside the person goes to a side the photo does not cut. Framings
     alternate full / half body (half first for small products; full body only when the feet
     are in the picture; floor placements always full, foreground ones always half). Table
     scenes put the product on the counter unless the hand holding it is above the counter."""
     rule = rule_for(category)
     body = complete_body(avatar.landmarks)
+    cut = edges_cut(avatar)
+    hips = hips_in_picture(avatar)
     free = free_hands(avatar.landmarks, body)
     if reading.hand in free:
         free = [reading.hand, *[h for h in free if h != reading.hand]]
@@ -170,6 +201,10 @@ def plan_shots(
                 placement = "hip" if "hip" in rule.sizes else "front"
         if placement == "floor" and not feet:
             placement = "front"
+        if placement == "hip" and not hips:
+            placement = "front"
+        if placement in ("front", "hip", "floor"):
+            hand = open_hand(body, hand, cut)
         if placement == "front" or (reading.framing == "half") or not feet:
             framing: Framing = "half"
         elif placement == "floor" or reading.framing == "full":
@@ -195,7 +230,15 @@ def make_figure(avatar: Avatar) -> Figure:
 
 MIN_PRODUCT_IN_FRAME = 0.9
 """A product photo whose product shows less than this share of itself inside the frame is
-re-placed once, then not delivered (a seller's product must be seen whole)."""
+tried again another way (:func:`tries`), then not delivered (a seller's product must be seen
+whole)."""
+
+MAX_TRIES = 3
+"""Placements an output tries (the planned one first) before it fails."""
+
+DELIVERED_AS = "delivered_as"
+"""``OutputImage.data`` key naming what an output that was tried again delivered (its
+scene and placement) when that differs from its planned label; the job runner records it."""
 
 
 def in_frame(box: tuple[int, int, int, int] | None, h: int, w: int) -> float:
@@ -208,6 +251,52 @@ def in_frame(box: tuple[int, int, int, int] | None, h: int, w: int) -> float:
     return inside_w * inside_h / max(1, bw * bh)
 
 
+def tries(shot: Shot) -> list[Shot]:
+    """The ways an output is tried, at most :data:`MAX_TRIES`, in order and the same for
+    the same shot (no randomness: a resumed job renders the same image): as planned; the
+    same placement on the other side; then another scene: a table scene (the product stands
+    on the counter, inside the frame) for a standing one, a standing scene with the product
+    in front for a table one. A worn product has no other side and stays worn."""
+    other: Hand = "right" if shot.hand == "left" else "left"
+    out = [shot]
+    if shot.placement not in ("worn", "counter"):
+        out.append(replace(shot, hand=other))
+    if shot.placement != "worn":
+        if shot.scene in COUNTER_SCENES:
+            scene = STANDING_SCENES[shot.position % len(STANDING_SCENES)]
+        else:  # the product in front of the person is moved onto the counter
+            scene = COUNTER_SCENES[shot.position % len(COUNTER_SCENES)]
+        out.append(replace(shot, scene=scene, placement="front", framing="half"))
+    unique: list[Shot] = []
+    for t in out:
+        if t not in unique:
+            unique.append(t)
+    return unique[:MAX_TRIES]
+
+
+def as_staged(shot: Shot) -> Shot:
+    """``shot`` as :func:`stage` shows it: on a table scene a product the person holds, carries
+    or stands beside them is stood on the counter (hands and the floor are behind it)."""
+    moved = shot.scene in COUNTER_SCENES and shot.placement in ("held", "hip", "front", "floor")
+    return replace(shot, placement="counter") if moved else shot
+
+
+def _prop(person: Figure, product: ImageArray, category: str, shot: Shot) -> Prop:
+    placement: Placement = "held" if shot.placement == "counter" else shot.placement
+    prop = place_product(person, product, category, placement, shot.hand)
+    if shot.placement == "counter":
+        prop = replace(prop, placement="counter", grip=None)
+    return prop
+
+
+def _shown(person: Figure, prop: Prop, shot: Shot, framing: Framing, h: int, w: int) -> float:
+    """The share of the product :func:`stage` would show inside the frame (its geometry
+    only: nothing is painted)."""
+    counter = shot.scene in COUNTER_SCENES
+    frame = frame_for(person, prop, framing, counter, h, w)
+    return in_frame(prop_on_canvas(frame, prop, counter, h, w)[0], h, w)
+
+
 def render_shot(
     figure: Lazy[Figure],
     product: ImageArray,
@@ -217,35 +306,54 @@ def render_shot(
     seed: int,
     height: int,
 ) -> OutputImage:
-    """Render one planned output: ``height`` × ``3/4·height`` RGB."""
+    """Render one planned output: ``height`` × ``3/4·height`` RGB. When the product would be
+    cut off by the frame the output is tried again another way (:func:`tries`; each also
+    with the whole figure in the frame when the feet are in the picture), and fails with the
+    placements tried and the most of the product any of them showed."""
     person = figure.get()
     w = round(height * 3 / 4)
-    placement: Placement = "held" if shot.placement == "counter" else shot.placement
-    prop = place_product(person, product, category, placement, shot.hand)
-    if shot.placement == "counter":
-        prop = type(prop)(prop.rgba, prop.box, "counter", prop.hand, None)
-    staged = stage(person, prop, shot.scene, shot.framing, seed, shot.position, height, w)
-    if in_frame(staged.prop_box, height, w) < MIN_PRODUCT_IN_FRAME and shot.framing != "full":
-        # Re-placed once: the whole figure in the frame brings a cut-off product back in.
-        staged = stage(person, prop, shot.scene, "full", seed, shot.position, height, w)
-    shown = in_frame(staged.prop_box, height, w)
-    if shown < MIN_PRODUCT_IN_FRAME:
-        raise EngineError(
-            f"the product would be cut off by the frame (only {shown:.0%} of it shows); this "
-            "output is not delivered"
-        )
-    data = output_data(
-        staged,
-        person,
-        reading,
-        {
-            "scene": shot.scene,
-            "placement": staged.placement,
-            "hand": shot.hand if staged.placement in ("held", "hip") else None,
-            "framing": shot.framing,
-        },
+    best = 0.0
+    for attempt in tries(shot):
+        prop = _prop(person, product, category, attempt)
+        framings: list[Framing] = [attempt.framing]
+        if attempt.framing != "full" and person.feet_visible:
+            framings.append("full")  # the whole figure brings a cut-off product back in
+        for framing in framings:
+            shown = _shown(person, prop, attempt, framing, height, w)
+            best = max(best, shown)
+            if shown >= MIN_PRODUCT_IN_FRAME:
+                return _render(person, prop, attempt, framing, shot, reading, seed, height, w)
+    labels = "; ".join(as_staged(t).label for t in tries(shot))
+    raise EngineError(
+        f"the product would be cut off by the frame in every placement tried ({labels}): at "
+        f"most {best:.0%} of it showed; this output is not delivered"
     )
-    return OutputImage(staged.pixels, label=shot.label, data=data)
+
+
+def _render(
+    person: Figure,
+    prop: Prop,
+    attempt: Shot,
+    framing: Framing,
+    planned: Shot,
+    reading: PromptReading,
+    seed: int,
+    h: int,
+    w: int,
+) -> OutputImage:
+    staged = stage(person, prop, attempt.scene, framing, seed, attempt.position, h, w)
+    delivered = replace(attempt, placement=staged.placement or attempt.placement)
+    facts: dict[str, Any] = {
+        "scene": attempt.scene,
+        "placement": staged.placement,
+        "hand": attempt.hand if staged.placement in ("held", "hip") else None,
+        "framing": framing,
+        "tries": tries(planned).index(attempt) + 1,
+    }
+    if delivered.label != planned.label:
+        facts[DELIVERED_AS] = delivered.label
+    data = output_data(staged, person, reading, facts)
+    return OutputImage(staged.pixels, label=delivered.label, data=data)
 
 
 @dataclass(frozen=True)

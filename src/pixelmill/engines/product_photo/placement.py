@@ -127,6 +127,28 @@ def free_hands(landmarks: Mapping[str, Point], body: Body) -> list[Hand]:
     return sorted(hands, key=lambda h: -abs(landmarks[f"{h}_wrist"][0] - cx))
 
 
+def image_side(body: Body, hand: Hand) -> float:
+    """Which side of the image the subject's ``hand`` side is: 1 the image's right (the
+    subject's left, facing the camera), -1 its left; swapped for a person seen from behind."""
+    side = 1.0 if hand == "left" else -1.0
+    if body.has("left_shoulder", "right_shoulder"):
+        ls, rs = body["left_shoulder"], body["right_shoulder"]
+        if ls[0] < rs[0]:
+            side = -side
+    return side
+
+
+def open_hand(body: Body, hand: Hand, cut: tuple[bool, bool]) -> Hand:
+    """``hand``, or the other one when the image side it stands for is cut by the photo's
+    edge (the person runs off that edge: nothing placed beside them there can be seen) and
+    the other side is not. ``cut``: the person runs off the image's (left, right) edge."""
+    left_cut, right_cut = cut
+    blocked = left_cut if image_side(body, hand) < 0 else right_cut
+    other: Hand = "right" if hand == "left" else "left"
+    free = not (left_cut if image_side(body, other) < 0 else right_cut)
+    return other if blocked and free else hand
+
+
 def _fit(rgba: ImageArray, long_side: float) -> tuple[float, float]:
     h, w = rgba.shape[:2]
     k = long_side / max(h, w)
@@ -149,11 +171,7 @@ def place_product(
     if placement == "floor" and not figure.feet_visible:
         placement = "front"
     size = size_for(rule, placement) * u
-    side = 1.0 if hand == "left" else -1.0  # the subject's left is the image's right
-    if body.has("left_shoulder", "right_shoulder"):
-        ls, rs = body["left_shoulder"], body["right_shoulder"]
-        if ls[0] < rs[0]:  # a person seen from behind: sides swap in the image
-            side = -side
+    side = image_side(body, hand)
     if placement == "held":
         wrist = lm[f"{hand}_wrist"]
         elbow = lm.get(f"{hand}_elbow")

@@ -340,6 +340,26 @@ def hand_layer(figure: Figure, grip: Grip) -> tuple[Rgb, Mask]:
     return premult.astype(np.float32), mask
 
 
+def prop_on_canvas(
+    frame: Frame, prop: Prop, counter: bool, h: int, w: int
+) -> tuple[tuple[int, int, int, int], Placement]:
+    """Where :func:`stage` draws the product on the canvas (``x, y, w, h``) and how it is
+    placed there: its box through the frame, or, on a counter scene, standing on the counter
+    (hands and the floor are behind it), in front of the person's near hand."""
+    box = frame.box(prop.box)
+    if not (counter and prop.placement in ("held", "hip", "front", "floor")):
+        return box, prop.placement
+    top = COUNTER_TOP * h
+    base = top + 0.4 * (h - top)
+    bw, bh = box[2], box[3]
+    if bh > 0.8 * (base - TOP * h):
+        k = 0.8 * (base - TOP * h) / bh
+        bw, bh = max(1, round(bw * k)), max(1, round(bh * k))
+    cx = box[0] + box[2] / 2
+    cx = min(max(cx, bw / 2 + SIDE_MARGIN * w), w - bw / 2 - SIDE_MARGIN * w)
+    return (round(cx - bw / 2), round(base - bh), bw, bh), "counter"
+
+
 @dataclass(frozen=True)
 class Staged:
     """A rendered canvas and where things went (canvas pixels)."""
@@ -380,21 +400,7 @@ def stage(
     prop_layer: Layer | None = None
     prop_box: tuple[int, int, int, int] | None = None
     if prop is not None:
-        box = frame.box(prop.box)
-        hidden = counter and placement in ("held", "hip", "front", "floor")
-        if hidden:
-            # Hands and the floor are behind the counter: the product stands on it instead,
-            # in front of the person's near hand.
-            placement = "counter"
-            top = COUNTER_TOP * h
-            base = top + 0.4 * (h - top)
-            bw, bh = box[2], box[3]
-            if bh > 0.8 * (base - TOP * h):
-                k = 0.8 * (base - TOP * h) / bh
-                bw, bh = max(1, round(bw * k)), max(1, round(bh * k))
-            cx = box[0] + box[2] / 2
-            cx = min(max(cx, bw / 2 + SIDE_MARGIN * w), w - bw / 2 - SIDE_MARGIN * w)
-            box = (round(cx - bw / 2), round(base - bh), bw, bh)
+        box, placement = prop_on_canvas(frame, prop, counter, h, w)
         prop_box = box
         prop_layer = harmonise(layer_from_cutout(prop.rgba, box), backdrop.rgb, backdrop.light, 0.1)
         if placement == "floor":

@@ -22,6 +22,20 @@ import { keyNeeded } from "./auth.js";
 
 const FINAL = new Set(["completed", "failed"]);
 
+// The outputs a job did not deliver (nothing charged for them), each with the server's reason.
+function failureList(failures) {
+  if (!failures?.length) return null;
+  return notice(
+    "info",
+    h("p", `${plural(failures.length, "image")} not delivered (not charged):`),
+    h(
+      "ul",
+      { "data-testid": "job-failures" },
+      ...failures.map((f) => h("li", `Image ${f.index + 1}: ${f.reason}`)),
+    ),
+  );
+}
+
 function needKey(heading) {
   return session.apiKey()
     ? null
@@ -252,6 +266,7 @@ export async function jobPage({ params: [jobId], signal }) {
       ),
       progressBar(done, job.progress.total, "Images finished"),
       job.error ? notice("error", job.error) : null,
+      failureList(job.failures),
     );
     clear(
       results,
@@ -438,6 +453,7 @@ export async function batchPage({ params: [batchId], signal }) {
             ),
           ),
           img.error ? notice("error", img.error) : null,
+          failureList(img.failures),
           img.results.length ? resultsGrid(img.results, img.id || "Scene") : null,
         ),
       ),
