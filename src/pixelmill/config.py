@@ -177,9 +177,9 @@ class Settings(BaseSettings):
     reads_per_minute: int = Field(
         600,
         ge=1,
-        description="per-minute read allowance of an account: every GET and HEAD (balance, "
-        "history, usage, lists, job polls), from any client, counts here and never in the "
-        "plan's work limits",
+        description="per-minute read allowance of an account (or its plan's per-minute rate, "
+        "where higher): every GET and HEAD (balance, history, usage, lists, job polls), from any "
+        "client, counts here and never in the plan's work limits",
     )
     test_key_requests_per_minute: int = Field(
         10,

@@ -151,3 +151,14 @@ def test_the_dashboard_reads_the_work_allowance_on_its_reads(
     # Other clients' reads carry no work counts (nothing is read that they did not ask for).
     r = client.get("/api/v2/account", headers=acct.key_headers)
     assert "X-RateLimit-Work-Remaining" not in r.headers
+
+
+def test_the_read_allowance_is_never_below_the_plans_rate() -> None:
+    from pixelmill.ratelimit.limiter import RateLimiter
+
+    limiter = RateLimiter("memory://", 3000)
+    assert limiter.reads_per_minute("free", 600) == 600
+    assert limiter.reads_per_minute("pro", 600) == 600
+    assert limiter.reads_per_minute("enterprise", 600) == 3000
+    state = limiter.hit_read(7, "enterprise", 600)
+    assert (state.limit, state.remaining, state.scope) == (3000, 2999, "reads")

@@ -109,7 +109,7 @@ def _read_with_work(
     limiter: RateLimiter, user: User, per_minute: int
 ) -> tuple[LimitState, LimitState]:
     """Count a read; the work allowance's state beside it, read without counting."""
-    return limiter.hit_read(user.id, per_minute), limiter.work_state(user.id, user.plan)
+    return limiter.hit_read(user.id, user.plan, per_minute), limiter.work_state(user.id, user.plan)
 
 
 async def _count(request: Request, resources: Resources, user: User) -> User:
@@ -126,7 +126,7 @@ async def _count(request: Request, resources: Resources, user: User) -> User:
             request.state.ratelimit_headers |= work.work_headers()
             request.state.account_id = user.id
             return user
-        count = partial(limiter.hit_read, user.id, settings.reads_per_minute)
+        count = partial(limiter.hit_read, user.id, user.plan, settings.reads_per_minute)
     elif user.via_test_key:
         count = partial(limiter.hit_test_key, user.id, settings.test_key_requests_per_minute)
     else:

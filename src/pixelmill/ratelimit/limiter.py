@@ -5,7 +5,8 @@ Two allowances per account. **Work** (every request that is not a read: each ``P
 enterprise, per day); some endpoints add their own per-minute bucket (the spec's per-endpoint
 rates of the unversioned surface). **Reads** (``GET`` and ``HEAD``: account, credits, history,
 usage, lists, job polls) draw on a per-minute allowance of their own
-(``PIXELMILL_READS_PER_MINUTE``, 600 by default), whatever the client, so checking a balance or
+(``PIXELMILL_READS_PER_MINUTE``, 600 by default, or the plan's per-minute rate where that is
+higher), whatever the client, so checking a balance or
 polling a job never spends the plan's work. A work request made with a test key counts only in
 that key's own small bucket (:meth:`RateLimiter.hit_test_key`). All applicable buckets must admit
 the request; the headers report the bucket closest to exhaustion, which is the one a client
@@ -248,10 +249,16 @@ class RateLimiter:
 
         return self._counting(peek)
 
-    def hit_read(self, user_id: int, per_minute: int) -> LimitState:
+    def reads_per_minute(self, plan_id: str, floor: int) -> int:
+        """An account's read allowance: ``floor`` (``PIXELMILL_READS_PER_MINUTE``), or its
+        plan's per-minute work rate where that is higher (an enterprise plan's 3000)."""
+        plan = get_plan(plan_id)
+        return max(floor, plan.requests_per_minute or self._enterprise_per_minute)
+
+    def hit_read(self, user_id: int, plan_id: str, floor: int) -> LimitState:
         """Count one read (GET, HEAD) of an account in its read allowance
-        (``PIXELMILL_READS_PER_MINUTE``), apart from the plan's work."""
-        item = RateLimitItemPerMinute(per_minute)
+        (:meth:`reads_per_minute`), apart from the plan's work."""
+        item = RateLimitItemPerMinute(self.reads_per_minute(plan_id, floor))
         return self._apply([(item, ("reads", str(user_id)))], "the read allowance", READS)
 
     def hit_test_key(self, user_id: int, per_minute: int) -> LimitState:
