@@ -213,19 +213,16 @@ def _failed_output_end_to_end(
         headers=headers,
     )
     assert r.status_code == 201, r.text
+    avatar_uuid, product_uuid = avatar["avatars"][0]["uuid"], r.json()["uuid"]
     r = http.post(
         "/api/v2/generate/product-photo",
-        json={
-            "avatar_uuid": avatar["avatars"][0]["uuid"],
-            "product_uuid": r.json()["uuid"],
-            "num_outputs": 2,
-        },
+        json={"avatar_uuid": avatar_uuid, "product_uuid": product_uuid, "num_outputs": 2},
         headers=headers,
     )
     assert r.status_code == 202, r.text
     job_id = r.json()["job_id"]
 
-    def job_done() -> dict[str, Any] | None:
+    def job_done() -> dict[str, Any] | None:  # reads job_id when called: the latest job
         body: dict[str, Any] = http.get(f"/api/v2/jobs/{job_id}", headers=headers).json()
         return body if body["status"] in ("completed", "failed") else None
 
@@ -267,3 +264,20 @@ def _failed_output_end_to_end(
     assert code == 4
     assert "1 of 2 outputs failed; see failures" in text
     assert "not delivered: output 1: " in text and "shows no person" in text
+
+    # Nothing delivered: the job fails, its error says why, and each output is still listed.
+    r = http.post(
+        "/api/v2/generate/product-photo",
+        json={"avatar_uuid": avatar_uuid, "product_uuid": product_uuid, "num_outputs": 1},
+        headers=headers,
+    )
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job_id"]
+    job = wait_until(job_done, timeout=120, interval=0.2)
+    assert job["status"] == "failed" and job["credits_used"] == 0, job
+    assert job["error"].startswith("no result could be produced (") and job["results"] == []
+    assert [f["index"] for f in job["failures"]] == [0] and job["warnings"] is None
+    assert "shows no person" in job["failures"][0]["reason"]
+    event = wait_until(completed_event, timeout=30)
+    assert event["event"] == "job.failed" and event["failures"] == job["failures"]
+    assert held_reservations(res, acct.id) == 0 and ledger_consistent(res, acct.id)
