@@ -204,6 +204,7 @@ def test_the_environment_is_the_compose_stacks(compose: dict[str, Any]) -> None:
         "PIXELMILL_JOB_WORKERS",
         "PIXELMILL_FREE_CREDITS",
         "PIXELMILL_RESULT_TTL_HOURS",
+        "PIXELMILL_BACKEND_PROFILE",
         "FORWARDED_ALLOW_IPS",
     ):
         assert env[name] == stack[name], name
