@@ -184,7 +184,7 @@ class ComfyUIProvider:
         found: dict[str, Any] = self.http.poll(
             entry,
             ended,
-            partial(self._cancel, pid),
+            partial(self.withdraw, pid),
             what="the workflow",
             interval=self.poll_interval,
             timeout=self.run_timeout,
@@ -192,7 +192,7 @@ class ComfyUIProvider:
         )
         return found
 
-    def _cancel(self, pid: str) -> None:
+    def withdraw(self, pid: str) -> None:
         """Remove ``pid`` from the queue; interrupt it if it is the prompt running now. The
         ``/interrupt`` of older servers stops whatever runs, so it is sent only when
         ``GET /queue`` lists ``pid`` as running, or cannot be read (the body names
