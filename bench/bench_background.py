@@ -1037,7 +1037,9 @@ def corpus_rows(root: Path, per_half: int, max_side: int) -> list[dict[str, obje
     from cutout_masks import FRAMINGS, each, frame, samples, scores
 
     rows: list[dict[str, object]] = []
-    for sample in each(samples(root), per_half):
+    for n, sample in enumerate(each(samples(root), per_half)):
+        if n % 20 == 0:
+            print(f"  {n} photos done", file=sys.stderr, flush=True)
         image, mask = sample.load(max_side)
         for framing in FRAMINGS:
             img, truth = frame(image, mask, framing)
@@ -1159,7 +1161,9 @@ def framings_sheet(path: str) -> None:
         h, w = crop.shape[:2]
         f = 512 / max(h, w)
         size = (round(w * f), round(h * f))
-        image = np.ascontiguousarray(cv2.resize(crop, size, interpolation=cv2.INTER_CUBIC))
+        image = np.ascontiguousarray(
+            cv2.resize(crop, size, interpolation=cv2.INTER_CUBIC), dtype=np.uint8
+        )
         tiles = [_tile(image, label)]
         for version, on in (("parts step off", False), ("parts step on", True)):
             alpha = subject_matte(image, "auto", SALIENCY, parts=on).alpha

@@ -1,33 +1,43 @@
-"""The cut-out corpus (issue 62 item 1): photos with ground-truth masks from public
-salient-object / dichotomous-segmentation sets, kept out of the repository (their licences
-allow research use, not redistribution: ``docs/corpora-cutouts.md``), read from a folder the
-operator downloaded them into.
+"""The cut-out corpus (issue 62 item 1): photos with ground-truth masks from outside sources,
+kept out of the repository (``docs/corpora-cutouts.md`` has the sources and their terms), read
+from a folder (:data:`CORPUS_DIR` by default).
 
-Layout: any folder tree in which each photo (``.jpg``/``.jpeg``/``.png``) has a mask of the same
-stem in a sibling folder whose name says so (``gt``, ``GT``, ``mask``, ``masks``, ``*-Mask``;
-the photos' folder is ``im``, ``images``, ``Image``, ``imgs``, ``*-Image``), which is how DIS5K,
-DUTS-TE, ECSSD and HKU-IS unpack. A sample's id is ``<set>/<stem>`` (``<set>``: the folder above
-the photos' folder, e.g. ``DIS-TE1``).
+- **DAVIS 2016 validation** (the one source reachable from this project's machines): every
+  tenth frame of its 20 sequences, 141 photos with their object's mask (animals, people,
+  vehicles: a bike and rider, a scooter, a kite surfer's kite). ``python
+  bench/corpora/cutout_masks.py fetch [--mirror GIT_DIR]`` copies them from a public
+  repository that carries the set (:data:`DAVIS_REPO`, pinned), or from a local git mirror of
+  it.
+- **Other sets** laid out as DIS5K, DUTS-TE, ECSSD and HKU-IS unpack: each photo
+  (``.jpg``/``.jpeg``/``.png``) has a mask of the same stem in a sibling folder whose name says
+  so (``gt``, ``GT``, ``mask``, ``masks``, ``*-Mask``; the photos' folder is ``im``,
+  ``images``, ``Image``, ``imgs``, ``*-Image``). A sample's id is ``<set>/<stem>`` (``<set>``:
+  the folder above the photos' folder, e.g. ``DIS-TE1``).
 
-- **Categories**: DIS5K names its photos ``<n>#<group>#<m>#<Category>#<id>.jpg``; the category
-  is read from that, or from ``categories.csv`` (``id,category``) at the corpus root, else it
-  is ``uncategorised``. Categories are grouped into the product types the issue names
+- **Categories**: DAVIS's from :data:`DAVIS_CATEGORIES`; DIS5K names its photos
+  ``<n>#<group>#<m>#<Category>#<id>.jpg``; otherwise ``categories.csv`` (``id,category``) at
+  the corpus root, else ``uncategorised``. Categories are grouped into product types
   (:data:`GROUPS`: cups with handles, bags with straps, jars and bottles with lids, plants...).
-- **Split**: by the SHA-256 of the id, even first byte ``tune``, odd ``report`` (stable, does
-  not depend on which other files are there); never tune on ``report``.
+- **Split**: a DAVIS sequence goes wholly to one half (its frames are near copies), the
+  sequences alternately in the order of the SHA-256 of their ids; any other photo by the
+  SHA-256 of its id (even first byte ``tune``, odd ``report``). Never tune on ``report``.
 - **Framings**: the photo as it is (``full``), its centred largest square (``square``) and a
-  tight crop to the mask's box with 3 % of its long side around it (``tight``: the product
+  tight crop to the mask's box with 3 % of its long side around it (``tight``: the subject
   touching or nearly touching the frame).
 
-``python bench/corpora/cutout_masks.py DIR`` lists what it finds per set, half and group.
+``python bench/corpora/cutout_masks.py [DIR]`` lists what it finds per set, half and group.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import os
 import re
+import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +51,45 @@ import numpy.typing as npt
 Half = Literal["tune", "report"]
 Framing = Literal["full", "square", "tight"]
 FRAMINGS: tuple[Framing, ...] = ("full", "square", "tight")
+
+CORPUS_DIR = (
+    Path(os.environ.get("PIXELMILL_CORPUS_DIR", Path.home() / ".cache" / "pixelmill-corpora"))
+    / "cutouts"
+)
+"""Where :func:`fetch` puts the corpus (outside the repository: ``PIXELMILL_CORPUS_DIR``)."""
+
+DAVIS_REPO = "MathLee/EOR-VOS"
+DAVIS_COMMIT = "1bde4d5f936304c5ad69e301956e9d65082dfbc8"
+"""A public repository that carries the DAVIS 2016 validation set (20 sequences, 1,376 frames
+at 480p with their object masks) in ``DAVIS/JPEGImages/480p`` and ``DAVIS/Annotations/480p``,
+pinned to the commit that was measured."""
+DAVIS_EVERY = 10
+"""Every tenth frame of each sequence is a sample (frames 0, 10, 20...): 145 photos."""
+DAVIS_FILES = (("JPEGImages", "jpg"), ("Annotations", "png"))
+"""Where a DAVIS frame's photo and mask are (``DAVIS/<folder>/480p/<sequence>/<n>.<ext>``)."""
+DAVIS_CATEGORIES = {
+    "blackswan": "swan (animal)",
+    "bmx-trees": "bike and rider",
+    "breakdance": "dancer (person)",
+    "camel": "camel (animal)",
+    "car-roundabout": "car",
+    "car-shadow": "car",
+    "cows": "cow (animal)",
+    "dance-twirl": "dancer (person)",
+    "dog": "dog",
+    "drift-chicane": "car",
+    "drift-straight": "car",
+    "goat": "goat (animal)",
+    "horsejump-high": "horse and rider",
+    "kite-surf": "kite surfer (person)",
+    "libby": "dog",
+    "motocross-jump": "motorcycle and rider",
+    "paragliding-launch": "paraglider (person)",
+    "parkour": "runner (person)",
+    "scooter-black": "motorcycle and rider",
+    "soapbox": "soapbox cart and riders",
+}
+"""DAVIS 2016 validation sequences and what their mask covers."""
 
 IMAGE_DIRS = ("im", "images", "image", "imgs", "img")
 MASK_DIRS = ("gt", "mask", "masks", "groundtruth", "ground_truth")
@@ -137,10 +186,50 @@ def _listed(root: Path) -> dict[str, str]:
         return {row["id"]: row["category"] for row in csv.DictReader(f) if row.get("id")}
 
 
+def davis_halves(sequences: list[str]) -> dict[str, Half]:
+    """Each DAVIS sequence's half: the sequences in the order of the SHA-256 of their ids,
+    alternately ``tune`` and ``report`` (a sequence's frames are near copies of each other,
+    so a whole sequence goes to one half, and the halves are even)."""
+    ranked = sorted(sequences, key=lambda q: hashlib.sha256(f"DAVIS/{q}".encode()).hexdigest())
+    return {q: ("tune" if i % 2 == 0 else "report") for i, q in enumerate(ranked)}
+
+
+def davis_samples(root: Path, every: int = DAVIS_EVERY) -> list[Sample]:
+    """The frames of each DAVIS sequence under ``root`` (a ``JPEGImages/<res>`` folder beside
+    an ``Annotations/<res>`` one) whose number is a multiple of ``every``, with a mask."""
+    out: list[Sample] = []
+    for images in sorted(root.rglob("JPEGImages")):
+        for res in sorted(p for p in images.iterdir() if p.is_dir()):
+            masks = images.parent / "Annotations" / res.name
+            sequences = sorted(p.name for p in res.iterdir() if p.is_dir())
+            halves = davis_halves(sequences)
+            for seq in sequences:
+                frames = sorted((res / seq).glob("*.jpg"))
+                for frame_path in (
+                    f for f in frames if f.stem.isdigit() and int(f.stem) % every == 0
+                ):
+                    mask = masks / seq / f"{frame_path.stem}.png"
+                    if not mask.is_file():
+                        continue
+                    category = DAVIS_CATEGORIES.get(seq, seq)
+                    out.append(
+                        Sample(
+                            f"DAVIS/{seq}/{frame_path.stem}",
+                            "DAVIS",
+                            category,
+                            group_of(category),
+                            halves[seq],
+                            frame_path,
+                            mask,
+                        )
+                    )
+    return out
+
+
 def samples(root: Path) -> list[Sample]:
     """Every photo under ``root`` that has a mask, sorted by id."""
     listed = _listed(root)
-    out: dict[str, Sample] = {}
+    out: dict[str, Sample] = {s.id: s for s in davis_samples(root)}
     for folder in sorted(p for p in root.rglob("*") if p.is_dir() and _kind(p.name) == "image"):
         masks = {
             m.stem: m
@@ -247,10 +336,53 @@ def each(corpus: list[Sample], per_half: int = 0) -> Iterator[Sample]:
         yield from chosen
 
 
+def fetch(dest: Path = CORPUS_DIR, mirror: Path | None = None, commit: str = DAVIS_COMMIT) -> Path:
+    """The DAVIS 2016 validation frames that :func:`davis_samples` reads (every
+    ``DAVIS_EVERY``-th, with their masks) into ``dest/DAVIS``, from a local git ``mirror`` of
+    :data:`DAVIS_REPO` or downloaded, at ``commit``; files already there are kept."""
+    for seq in DAVIS_CATEGORIES:
+        # The longest sequence has 104 frames; a sequence ends at its first missing frame.
+        for number in range(0, 200, DAVIS_EVERY):
+            pair = [f"DAVIS/{kind}/480p/{seq}/{number:05d}.{ext}" for kind, ext in DAVIS_FILES]
+            if all((dest / rel).is_file() for rel in pair):
+                continue
+            blobs = [_read(rel, mirror, commit) for rel in pair]
+            if blobs[0] is None:
+                break
+            for rel, blob in zip(pair, blobs, strict=True):
+                if blob is not None:
+                    (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (dest / rel).write_bytes(blob)
+    return dest
+
+
+def _read(rel: str, mirror: Path | None, commit: str) -> bytes | None:
+    """A file of :data:`DAVIS_REPO` at ``commit`` (None when it has no such file)."""
+    if mirror is not None:
+        done = subprocess.run(
+            ["git", "-C", str(mirror), "show", f"{commit}:{rel}"],
+            check=False,
+            capture_output=True,
+        )
+        return done.stdout if done.returncode == 0 else None
+    url = f"https://raw.githubusercontent.com/{DAVIS_REPO}/{commit}/{rel}"
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            return bytes(r.read())
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return None
+        raise
+
+
 def main(argv: list[str]) -> None:
-    if len(argv) != 1:
-        raise SystemExit("usage: cutout_masks.py CORPUS_DIR")
-    corpus = samples(Path(argv[0]))
+    if argv[:1] == ["fetch"]:
+        mirror = Path(argv[argv.index("--mirror") + 1]) if "--mirror" in argv else None
+        print(f"fetched into {fetch(CORPUS_DIR, mirror)}")
+        return
+    if len(argv) > 1:
+        raise SystemExit("usage: cutout_masks.py [CORPUS_DIR] | fetch [--mirror GIT_DIR]")
+    corpus = samples(Path(argv[0]) if argv else CORPUS_DIR)
     print(f"{len(corpus)} photos with masks")
     counts = Counter((s.source, s.half, s.group) for s in corpus)
     for (source, half, group), n in sorted(counts.items()):

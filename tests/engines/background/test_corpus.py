@@ -8,6 +8,7 @@ masks drawn with them. The corpus itself stays outside the repository
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,9 +24,12 @@ from pixelmill.engines.runtime.segmentation import guided_radius
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench" / "corpora"))
 from cutout_masks import (
+    DAVIS_CATEGORIES,
     FRAMINGS,
     appendages,
+    davis_halves,
     each,
+    fetch,
     frame,
     group_of,
     half_of,
@@ -82,6 +86,43 @@ def test_reads_pairs_categories_and_a_stable_split(tmp_path: Path) -> None:
     assert abs(float(truth.mean()) - float(mask.mean())) < 0.01
     small, small_truth = found[0].load(max_side=80)
     assert small.shape == (80, 80, 3) and small_truth.shape == (80, 80)
+
+
+def test_davis_frames_whole_sequences_to_one_half_fetched_from_a_mirror(tmp_path: Path) -> None:
+    """A git mirror laid out as the DAVIS repository: :func:`fetch` copies every tenth frame
+    and its mask, and the reader keeps a sequence's frames in one half."""
+    repo = tmp_path / "mirror"
+    image, mask = mug()
+    for seq in ("blackswan", "bmx-trees"):
+        for i in range(13):  # frames 0..12: 0 and 10 are samples
+            frame_dir = repo / "DAVIS" / "JPEGImages" / "480p" / seq
+            mask_dir = repo / "DAVIS" / "Annotations" / "480p" / seq
+            frame_dir.mkdir(parents=True, exist_ok=True)
+            mask_dir.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(frame_dir / f"{i:05d}.jpg"), image[..., ::-1])
+            cv2.imwrite(str(mask_dir / f"{i:05d}.png"), mask.astype(np.uint8) * 255)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "frames"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    dest = fetch(tmp_path / "corpus", repo, commit)
+    copied = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.*"))
+    assert len(copied) == 8  # 2 sequences x frames 0 and 10 x photo and mask
+    assert "DAVIS/Annotations/480p/bmx-trees/00010.png" in copied
+    found = samples(dest)
+    assert [s.id for s in found] == [
+        "DAVIS/blackswan/00000",
+        "DAVIS/blackswan/00010",
+        "DAVIS/bmx-trees/00000",
+        "DAVIS/bmx-trees/00010",
+    ]
+    assert [s.group for s in found] == ["animals", "animals", "vehicles", "vehicles"]
+    assert found[0].half == found[1].half and found[2].half == found[3].half
+    halves = davis_halves(list(DAVIS_CATEGORIES))
+    assert sorted(halves.values()).count("tune") == len(DAVIS_CATEGORIES) // 2
 
 
 def test_subsample_takes_every_product_type_first(tmp_path: Path) -> None:
