@@ -10,13 +10,15 @@ instead. PostgreSQL needs none of this: its row locks and conditional updates do
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, Executable, Row, create_engine, event
+from sqlalchemy import ClauseElement, Engine, Executable, Row, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.sql.compiler import SQLCompiler
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -69,11 +71,22 @@ def make_engine(url: str) -> Engine:
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class _PlainSql:
+    """A statement as its driver runs it: the SQL, the order of its parameters, and the values
+    of those the statement fixes itself (literals)."""
+
+    sql: str
+    order: tuple[str, ...]
+    fixed: dict[str, Any]
+
+
 class Database:
     """The live database: an engine and a session factory. Built once at startup."""
 
     def __init__(self, url: str) -> None:
         self.url = url
+        self._plain: dict[int, tuple[Executable, _PlainSql | None]] = {}
         self.engine = make_engine(url)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
         # Reads take no write lock on SQLite (a plain deferred BEGIN); WAL lets them run beside
@@ -115,7 +128,9 @@ class Database:
 
         return await asyncio.to_thread(run)
 
-    async def fetch_row(self, statement: Executable, params: Mapping[str, Any]) -> Row[Any] | None:
+    async def fetch_row(
+        self, statement: Executable, params: Mapping[str, Any]
+    ) -> Sequence[Any] | None:
         """The first row of ONE read-only statement (prepared once by the caller, so only its
         parameters change), for an async endpoint on a hot path: a plain connection, no ORM
         session, no explicit transaction (the statement is its own).
@@ -130,8 +145,61 @@ class Database:
                 return conn.execute(statement, params).first()
 
         if self.is_sqlite:
-            return run()
+            plain = self._plain_sql(statement)
+            return run() if plain is None else self._sqlite_row(plain, params)
         return await asyncio.to_thread(run)
+
+    def _plain_sql(self, statement: Executable) -> _PlainSql | None:
+        """``statement`` compiled once for the driver, or None when a bound value or a column
+        needs SQLAlchemy's type processing (then it goes through SQLAlchemy)."""
+        key = id(statement)
+        found = self._plain.get(key)
+        if found is None:
+            if not isinstance(statement, ClauseElement):
+                self._plain[key] = (statement, None)
+                return None
+            compiled = statement.compile(dialect=self.engine.dialect)
+            if not isinstance(compiled, SQLCompiler):
+                self._plain[key] = (statement, None)
+                return None
+            columns = getattr(statement, "selected_columns", ())
+            binds = list(compiled.binds.values())
+            plain = (
+                compiled.positiontup is not None
+                and all(c.type.result_processor(self.engine.dialect, None) is None for c in columns)
+                and all(b.type.bind_processor(self.engine.dialect) is None for b in binds)
+            )
+            found = (
+                statement,
+                _PlainSql(
+                    str(compiled),
+                    tuple(compiled.positiontup or ()),
+                    {compiled.bind_names[b]: b.effective_value for b in binds if not b.required},
+                )
+                if plain
+                else None,
+            )
+            self._plain[key] = found  # the statement is kept, so its id stays its own
+        return found[1]
+
+    def _sqlite_row(self, plain: _PlainSql, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """One row straight from the driver on a pooled connection: a connection's own
+        SQLAlchemy wrapper, its events and result processing cost more than the read itself on
+        the authenticated hot path (bench/bench_account.py). The driver's autocommit mode
+        (``isolation_level = None``) makes the SELECT its own transaction, as
+        :meth:`fetch_row` says."""
+        args = [params[name] if name in params else plain.fixed[name] for name in plain.order]
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(plain.sql, args)
+                row: tuple[Any, ...] | None = cursor.fetchone()
+                return row
+            finally:
+                cursor.close()
+        finally:
+            raw.close()  # back to the pool
 
     @contextmanager
     def read(self) -> Iterator[Session]:
