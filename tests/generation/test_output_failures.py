@@ -125,6 +125,25 @@ def test_an_output_that_cannot_be_shown_is_tried_again_on_the_other_side() -> No
     assert x >= 0 and x + w <= 288 and y + h <= 384
 
 
+def test_a_necklace_below_a_portraits_edge_is_shown_in_front_instead() -> None:
+    """A head-and-shoulders crop: a necklace worn at her neck would hang below the picture
+    (73 % of it in the frame); the output is tried again in front of her, on the side the
+    photo does not cut, and recorded under what it shows."""
+    from tests.engines.product_photo.test_product_photo import necklace
+
+    crop = np.ascontiguousarray(ASTRONAUT[10:230, 120:380])
+    engine = ProductPhotoEngine()
+    engine.load()
+    params = ProductPhotoParams(num_outputs=1, category="jewelry", size=384, seed=1)
+    (planned,) = engine.plan(EngineInputs(crop, {"product": necklace()}), params)
+    assert planned.label.endswith(", worn")
+    out = planned.render()
+    assert out.data["tries"] == 2 and out.data["placement"] == "front"
+    assert out.data["delivered_as"] == out.label and out.label.endswith(", in front")
+    x, y, w, h = out.data["product_box"]
+    assert x >= 0 and y >= 0 and x + w <= 288 and y + h <= 384
+
+
 # --- a failed output's reason, end to end -----------------------------------------------------
 
 OPENAI_KEY = "sk-test-failures-0123456789"

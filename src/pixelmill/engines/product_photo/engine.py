@@ -39,6 +39,7 @@ from pixelmill.engines.product_photo.person import (
 from pixelmill.engines.product_photo.placement import (
     crop,
     free_hands,
+    image_side,
     open_hand,
     place_product,
     rule_for,
@@ -52,6 +53,7 @@ from pixelmill.engines.product_photo.prompt import (
 )
 from pixelmill.engines.product_photo.staging import (
     COUNTER_SCENES,
+    COUNTER_TOP,
     STANDING_SCENES,
     Figure,
     Prop,
@@ -254,19 +256,21 @@ def in_frame(box: tuple[int, int, int, int] | None, h: int, w: int) -> float:
 def tries(shot: Shot) -> list[Shot]:
     """The ways an output is tried, at most :data:`MAX_TRIES`, in order and the same for
     the same shot (no randomness: a resumed job renders the same image): as planned; the
-    same placement on the other side; then another scene: a table scene (the product stands
-    on the counter, inside the frame) for a standing one, a standing scene with the product
-    in front for a table one. A worn product has no other side and stays worn."""
+    same placement on the other side (a worn product, which has none: in front of the
+    person); then another scene: a table scene (the product stands on the counter, inside
+    the frame) for a standing one, a standing scene with the product in front for a table
+    one."""
     other: Hand = "right" if shot.hand == "left" else "left"
     out = [shot]
-    if shot.placement not in ("worn", "counter"):
+    if shot.placement == "worn":  # a necklace hanging below a portrait's bottom edge
+        out.append(replace(shot, placement="front", framing="half"))
+    elif shot.placement != "counter":
         out.append(replace(shot, hand=other))
-    if shot.placement != "worn":
-        if shot.scene in COUNTER_SCENES:
-            scene = STANDING_SCENES[shot.position % len(STANDING_SCENES)]
-        else:  # the product in front of the person is moved onto the counter
-            scene = COUNTER_SCENES[shot.position % len(COUNTER_SCENES)]
-        out.append(replace(shot, scene=scene, placement="front", framing="half"))
+    if shot.scene in COUNTER_SCENES:
+        scene = STANDING_SCENES[shot.position % len(STANDING_SCENES)]
+    else:  # the product in front of the person is moved onto the counter
+        scene = COUNTER_SCENES[shot.position % len(COUNTER_SCENES)]
+    out.append(replace(shot, scene=scene, placement="front", framing="half"))
     unique: list[Shot] = []
     for t in out:
         if t not in unique:
@@ -291,9 +295,13 @@ def _prop(person: Figure, product: ImageArray, category: str, shot: Shot) -> Pro
 
 def _shown(person: Figure, prop: Prop, shot: Shot, framing: Framing, h: int, w: int) -> float:
     """The share of the product :func:`stage` would show inside the frame (its geometry
-    only: nothing is painted)."""
+    only: nothing is painted); 0 on a table scene that would hide the person behind the
+    counter (their shoulders below its edge: a head-and-shoulders portrait must reach the
+    frame's bottom, which the counter covers)."""
     counter = shot.scene in COUNTER_SCENES
     frame = frame_for(person, prop, framing, counter, h, w)
+    if counter and frame.point(person.body.shoulder_mid)[1] > COUNTER_TOP * h:
+        return 0.0
     return in_frame(prop_on_canvas(frame, prop, counter, h, w)[0], h, w)
 
 
@@ -313,7 +321,14 @@ def render_shot(
     person = figure.get()
     w = round(height * 3 / 4)
     best = 0.0
-    for attempt in tries(shot):
+    tried = tries(shot)
+    if shot.placement == "worn":  # in front instead: on a side the photo does not cut
+        cut = person.touches()[:2]
+        tried = [
+            replace(t, hand=open_hand(person.body, t.hand, cut)) if t.placement == "front" else t
+            for t in tried
+        ]
+    for number, attempt in enumerate(tried, 1):
         prop = _prop(person, product, category, attempt)
         framings: list[Framing] = [attempt.framing]
         if attempt.framing != "full" and person.feet_visible:
@@ -322,12 +337,23 @@ def render_shot(
             shown = _shown(person, prop, attempt, framing, height, w)
             best = max(best, shown)
             if shown >= MIN_PRODUCT_IN_FRAME:
-                return _render(person, prop, attempt, framing, shot, reading, seed, height, w)
-    labels = "; ".join(as_staged(t).label for t in tries(shot))
+                facts = {"tries": number}
+                return _render(person, prop, attempt, framing, shot, reading, seed, height, facts)
+    ways = "; ".join(described(as_staged(t), person) for t in tried)
     raise EngineError(
-        f"the product would be cut off by the frame in every placement tried ({labels}): at "
-        f"most {best:.0%} of it showed; this output is not delivered"
+        f"the product would be cut off by the frame (or the person hidden behind a counter) in "
+        f"each of the {len(tried)} placements tried ({ways}): at most {best:.0%} of it showed; "
+        "this output is not delivered"
     )
+
+
+def described(shot: Shot, person: Figure) -> str:
+    """``shot``'s label, with the side of the picture for a product beside the person (the
+    label leaves it out: the hand names it for a held product)."""
+    if shot.placement not in ("front", "hip", "floor"):
+        return shot.label
+    side = "right" if image_side(person.body, shot.hand) > 0 else "left"
+    return f"{shot.label}, on the picture's {side}"
 
 
 def _render(
@@ -339,8 +365,9 @@ def _render(
     reading: PromptReading,
     seed: int,
     h: int,
-    w: int,
+    more: dict[str, Any],
 ) -> OutputImage:
+    w = round(h * 3 / 4)
     staged = stage(person, prop, attempt.scene, framing, seed, attempt.position, h, w)
     delivered = replace(attempt, placement=staged.placement or attempt.placement)
     facts: dict[str, Any] = {
@@ -348,7 +375,7 @@ def _render(
         "placement": staged.placement,
         "hand": attempt.hand if staged.placement in ("held", "hip") else None,
         "framing": framing,
-        "tries": tries(planned).index(attempt) + 1,
+        **more,
     }
     if delivered.label != planned.label:
         facts[DELIVERED_AS] = delivered.label
