@@ -164,3 +164,26 @@ def test_no_secret_reaches_any_log_line(
     for secret in secrets:
         assert secret not in written, secret
         assert not any(secret in line for line in formatted), secret
+
+
+def test_json_time_is_the_records_own_across_seconds() -> None:
+    """The JSON formatter formats the part up to the second once per second: each record still
+    shows its own time, to the millisecond."""
+    import json as _json
+    import logging as _logging
+
+    from pixelmill.observability.logs import JsonFormatter
+
+    formatter = JsonFormatter()
+    times = []
+    for second, msecs in ((1_700_000_000, 123), (1_700_000_000, 987), (1_700_000_001, 4),
+                          (1_699_999_999, 500)):  # fmt: skip
+        record = _logging.LogRecord("t", _logging.INFO, __file__, 1, "m", None, None)
+        record.created, record.msecs = second + msecs / 1000, msecs
+        times.append(_json.loads(formatter.format(record))["time"])
+    assert times == [
+        "2023-11-14T22:13:20.123Z",
+        "2023-11-14T22:13:20.987Z",
+        "2023-11-14T22:13:21.004Z",
+        "2023-11-14T22:13:19.500Z",
+    ]

@@ -88,10 +88,21 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: ``time`` (UTC, ISO 8601, milliseconds), ``level``, ``logger``,
     ``message``, the context fields that are set, and ``exc_info`` as text when present."""
 
+    _second = -1
+    _stamp = ""
+
+    def _time(self, record: logging.LogRecord) -> str:
+        """The record's time; the part up to the second is formatted once per second (every
+        JSON access line pays for this)."""
+        second = int(record.created)
+        if second != self._second:
+            self._stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = second
+        return f"{self._stamp}.{int(record.msecs):03d}Z"
+
     def format(self, record: logging.LogRecord) -> str:
-        seconds = time.gmtime(record.created)
         out: dict[str, Any] = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", seconds) + f".{int(record.msecs):03d}Z",
+            "time": self._time(record),
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
