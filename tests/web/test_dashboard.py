@@ -428,3 +428,30 @@ def test_webhook_delivery_log(tab: Tab, live: Live) -> None:
     tab.shot("webhooks")
     page.get_by_label("Status").select_option("failed")
     expect(page.get_by_text("No failed deliveries.")).to_be_visible()
+
+
+def test_the_scene_jobs_page_lists_scene_jobs_only(tab: Tab, live: Live) -> None:
+    """An avatar job (also in ``GET /api/v2/jobs``) is not listed on the Scene jobs page; a
+    scene job is."""
+    page = tab.page
+    sign_up(tab)
+    headers = {"Authorization": f"Bearer {page.get_by_test_id('api-key').inner_text()}"}
+    avatar = httpx.post(
+        f"{live.base_url}/api/v2/generate/avatar",
+        json={"prompt": "a man in a blue shirt", "num_outputs": 1},
+        headers=headers,
+        timeout=30,
+    )
+    assert avatar.status_code == 202, avatar.text
+    page.get_by_role("link", name="Scene jobs", exact=True).click()
+    expect(page.get_by_text("No jobs yet.")).to_be_visible()
+    scene = httpx.post(
+        f"{live.base_url}/api/v2/jobs",
+        json={"product_image": b64_png(), "images_to_generate": 1},
+        headers=headers,
+        timeout=30,
+    )
+    assert scene.status_code == 202, scene.text
+    page.reload()
+    expect(page.locator(f'a[href="#/jobs/{scene.json()["job_id"]}"]')).to_be_visible()
+    expect(page.locator(f'a[href="#/jobs/{avatar.json()["job_id"]}"]')).to_have_count(0)
