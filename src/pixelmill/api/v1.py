@@ -81,10 +81,15 @@ async def remove_background(
 
 @router.post("/remove-text")
 async def remove_text(
-    file: ImageFile, user: ApiKeyUser, resources: Res, base_url: BaseUrl
+    file: ImageFile,
+    user: ApiKeyUser,
+    resources: Res,
+    base_url: BaseUrl,
+    scope: Annotated[Literal["overlays", "all"], Form()] = "overlays",
 ) -> V1Result:
-    """Remove text and watermarks. 1 credit."""
-    return await _run_v1("text_removal", file, {}, user, resources, base_url)
+    """Remove text and watermarks laid over the photo (``scope=all``: the photo's own text,
+    printed on a product or a sign, too). 1 credit."""
+    return await _run_v1("text_removal", file, {"scope": scope}, user, resources, base_url)
 
 
 @router.post("/upscale")

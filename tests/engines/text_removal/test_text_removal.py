@@ -815,6 +815,7 @@ def test_learned_fill_head_and_ocr_guide() -> None:
 def test_the_default_method_is_learned_with_the_gated_fill_and_the_ocr_pass() -> None:
     params = TextRemovalParams()
     assert params.method == "learned" and params.fill == "gated" and params.ocr_pass
+    assert params.scope == "overlays"
     assert TextRemovalParams(method="ocr").method == "ocr"  # still selectable
 
 
@@ -873,6 +874,25 @@ def test_ocr_pass_fills_only_text_the_network_covers_as_opaque(
     assert len(texts) == 2
     assert psnr(both, clean) > psnr(filled, clean) + 0.5
     assert np.array_equal(both[away], dirty[away])
+
+
+def test_scope_all_fills_every_line_the_ocr_reads_whole() -> None:
+    """``TextRemovalEngine._lines`` (``scope="all"``) on the learned step's result: every line
+    the OCR reads is filled whole, whatever the network's coverage, and nothing away from the
+    lines changes."""
+    clean = photo("astronaut")
+    dirty = with_text(clean, (255, 255, 255))
+    letters = np.any(dirty != clean, axis=2)
+    away = ~_near(letters, 16)
+    engine = TextRemovalEngine()
+    engine.load()
+    zero = np.zeros(letters.shape, np.float32)
+    removal = learned.Removal(dirty, zero, zero, zero, 0.0, 0.0, {}, np.zeros(letters.shape, bool))
+    out, found = engine._lines(dirty, removal, TextRemovalParams(scope="all"))
+    assert len(found["lines_removed"]) == 2
+    assert psnr(out, clean) > psnr(dirty, clean) + 3.0
+    assert np.array_equal(out[away], dirty[away])
+    assert characters(out) == 0
 
 
 def _near(mask: npt.NDArray[np.bool_], px: int) -> npt.NDArray[np.bool_]:

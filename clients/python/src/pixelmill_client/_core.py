@@ -237,7 +237,18 @@ OPERATIONS: dict[str, Operation] = {
                 Option("quality", help="method", choices=("fast", "balanced", "high")),
             ),
         ),
-        Operation("remove-text", "remove text and watermarks", "1"),
+        Operation(
+            "remove-text",
+            "remove text and watermarks",
+            "1",
+            (
+                Option(
+                    "scope",
+                    help="overlays (default): text laid over the photo; all: the photo's own too",
+                    choices=("overlays", "all"),
+                ),
+            ),
+        ),
         Operation(
             "convert",
             "convert the format",

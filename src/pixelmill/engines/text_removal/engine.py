@@ -14,9 +14,15 @@ captions by 0.2-0.5 dB under the OCR method and 0.4-0.8 dB under the learned one
 ``models/MODEL_CARD.md``), predicts where the overlay is (its coverage); the overlay's opacity
 and colour are fitted from the image (``unmix.py``), semi-transparent pixels are *unmixed* (the
 blend is inverted), opaque ones filled. With ``ocr_guide`` the OCR stroke mask is added to the
-pixels to fill. On the held-out pairs (``bench/bench_text_removal.py``) it is at or above the OCR
-method on every kind, and its gates leave an image as it is rather than make it worse; the
-figures are in ``models/MODEL_CARD.md``.
+pixels to fill. Then (``ocr_pass``, default) PP-OCRv4 reads the result: with
+``scope="overlays"`` (default) the lines the network also covers as an opaque overlay are filled
+by their stroke masks (the gates ``OCR_PASS_*``); text the network does not cover is kept as the
+photo's own. With ``scope="all"`` every line it reads is filled whole (its stroke mask in the
+box grown by :data:`LINE_GROW`, dilated :data:`LINE_DILATE` px, with the covered pixels there;
+what it still reads afterwards, box and all). The network covers most signs and printed brands
+too, so on the outside corpus most of the photos' own text is not kept even with
+``scope="overlays"``: figures in ``models/MODEL_CARD.md``, "Issue 62" (``docs/corpora-text.md``,
+``bench/bench_text_removal.py``).
 """
 
 from __future__ import annotations
@@ -55,6 +61,12 @@ fill or unmixing would be worse than the input); the pass is for text the networ
 held-out draws 7-16 and scikit-image draws 7-9 the pass filled 65 pairs' lines at coverage
 0.25-0.75, and one at 0.94: a "TM" knocked out of a semi-transparent grey box over foliage that
 the learned step had kept, whose fill took most of the box (-0.25 dB against the input)."""
+LINE_GROW = 0.2
+"""``scope="all"``: a line's box is grown by this share of its height on every side before its
+strokes are masked: italic overhangs, parentheses and descenders reach past the OCR's box."""
+LINE_DILATE = 3
+"""``scope="all"``: pixels a line's stroke mask is grown by (its anti-aliased edge, outline
+and shadow; not tuned)."""
 
 
 def _clipped_rect(region: Quad, w: int, h: int) -> list[int]:
@@ -63,6 +75,25 @@ def _clipped_rect(region: Quad, w: int, h: int) -> list[int]:
     x0, y0 = max(0, x), max(0, y)
     x1, y1 = min(w, x + bw), min(h, y + bh)
     return [x0, y0, max(0, x1 - x0), max(0, y1 - y0)]
+
+
+def _grown_box(region: Quad, share: float, w: int, h: int) -> Quad:
+    """The axis-aligned box around ``region`` grown by ``share`` of its height on every side,
+    clipped to the image."""
+    pts = np.asarray(region, np.float64)
+    x0, y0 = pts.min(axis=0)
+    x1, y1 = pts.max(axis=0)
+    g = share * (y1 - y0)
+    x0, y0 = max(0.0, x0 - g), max(0.0, y0 - g)
+    x1, y1 = min(w - 1.0, x1 + g), min(h - 1.0, y1 + g)
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+def _inside(region: Quad, w: int, h: int) -> np.ndarray:
+    """``region`` filled, as a boolean ``(h, w)`` mask."""
+    m = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(m, [polygon(region)], 1)
+    return m > 0
 
 
 def _gated(radius: int) -> str:
@@ -103,7 +134,16 @@ class TextRemovalParams(BaseModel):
         True,
         description="learned method only: afterwards, fill the text the OCR still reads in the "
         "result where the overlay network also found an overlay of one flat colour (opaque "
-        "captions and logos whose fit the network's gates rejected)",
+        "captions and logos whose fit the network's gates rejected); with scope=all every line "
+        "it reads",
+    )
+    scope: Literal["overlays", "all"] = Field(
+        "overlays",
+        description="overlays (default): remove text laid over the photo (captions, watermarks, "
+        "logos) and keep text the overlay network does not see as an overlay (the photo's own: "
+        "printed on a product, a sign in the scene; the network covers many of those too); all: "
+        "also remove every line the OCR reads, whole (learned method with its OCR pass; the OCR "
+        "method always removes every line it reads)",
     )
     mask: Literal["strokes", "boxes"] = Field(
         "strokes",
@@ -174,7 +214,16 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
         removal = self.network.remove(rgb, params.fill, extra)
         result = removal.image
         ocr_pass = ""
-        if params.ocr_pass and not params.ocr_guide:
+        if params.ocr_pass and not params.ocr_guide and params.scope == "all":
+            result, found = self._lines(result, removal, params)
+            details.update(found)
+            ocr_pass = (
+                "; then (scope=all) PP-OCRv4 on that result: every line it reads is filled "
+                f"whole (stroke mask in its box grown by {LINE_GROW:g} of its height, dilated "
+                f"{LINE_DILATE} px, with the covered pixels there; what it still reads "
+                "afterwards, box and all)"
+            )
+        elif params.ocr_pass and not params.ocr_guide:
             result, lines = self._ocr_pass(
                 result, removal.coverage, removal.head_opacity, params.fill
             )
@@ -248,6 +297,46 @@ class TextRemovalEngine(BaseEngine[TextRemovalParams]):
         else:
             out = INPAINTER.fill(rgb, mask, INPAINT_RADIUS)
         return np.ascontiguousarray(out), filled
+
+    def _lines(
+        self, rgb: np.ndarray, removal: learned.Removal, params: TextRemovalParams
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """``scope="all"``: every line PP-OCRv4 reads in the learned step's result ``rgb`` is
+        filled whole (its stroke mask in its grown box, dilated, with the pixels the network
+        covers there); what the OCR still reads of those boxes afterwards is filled box and all.
+        Returns the image and the lines removed, for ``details``."""
+        h, w = rgb.shape[:2]
+        mask = np.zeros((h, w), bool)
+        boxes = np.zeros((h, w), bool)
+        removed: list[str] = []
+        for line in read_text(rgb):
+            box = _grown_box(line.box, LINE_GROW, w, h)
+            near = _inside(box, w, h)
+            mask |= (stroke_mask(rgb, [box], dilate=LINE_DILATE) > 0) | (
+                near & (removal.coverage >= 0.2)
+            )
+            boxes |= near
+            removed.append(line.text)
+        result = rgb
+        if mask.any():
+            result = self._fill(rgb, mask, params.fill)
+            left = np.zeros((h, w), bool)
+            for line in read_text(result):
+                inside = _inside(line.box, w, h)
+                if (inside & boxes).sum() >= 0.5 * inside.sum():
+                    left |= inside & boxes
+            if left.any():
+                result = self._fill(result, left, params.fill)
+        return np.ascontiguousarray(result), {"lines_removed": removed}
+
+    @staticmethod
+    def _fill(rgb: np.ndarray, mask: np.ndarray, fill: str) -> np.ndarray:
+        if fill == "telea":
+            return np.asarray(
+                cv2.inpaint(rgb, mask.astype(np.uint8), INPAINT_RADIUS, cv2.INPAINT_TELEA),
+                np.uint8,
+            )
+        return INPAINTER.fill(np.ascontiguousarray(rgb), mask, INPAINT_RADIUS)
 
     def _run_ocr(self, image: np.ndarray, params: TextRemovalParams) -> EngineResult:
         boxes, texts, detection = self._ocr_boxes(image, params)

@@ -6,19 +6,18 @@ overlay's *coverage* ``k`` (where the overlay is, 0..1, whatever its opacity), b
 per-pixel opacity / colour / fill guesses. The opacity ``a`` and colour ``c`` are then *fitted*
 (``unmix.py``): an overlay is one flat colour at one opacity laid through an anti-aliased glyph
 coverage, so ``observed - b = k a (c - b)`` (``b``: the photo around the strokes) is solved by
-robust least squares for the whole image, and again per overlay region where that explains it
-clearly better. If the coverage repeats on a 2-D lattice (a tiled watermark, ``lattice.py``), it is
-first replaced by the coverage pooled over the lattice's translates (``unmix.periodic_coverage``):
-copies the network missed are recovered from those it found, detections that do not repeat fade;
-unless the fit on the network's own coverage explains more (``SETTINGS.lattice_check``: a wrong
-period pools glyphs with photo). Then, per pixel:
+robust least squares for the whole image (regions it would make worse are kept). If the
+coverage repeats on a 2-D lattice (a tiled watermark, ``lattice.py``), it is first replaced by
+the coverage pooled over the lattice's translates (``unmix.periodic_coverage``): copies the
+network missed are recovered from those it found, detections that do not repeat fade. Then, per
+pixel:
 
 - outside the coverage's hysteresis support (``SETTINGS.low`` / ``SETTINGS.high``), or in a
-  region no fit explains, or when the fit is no overlay's (opacity above
-  ``SETTINGS.max_opacity``, unless the opacity head's opacity with a colour fitted for it
-  explains ``SETTINGS.head_explained`` of it: a flat photo under the overlay; without a
-  lattice, a support over ``SETTINGS.max_cover`` of the image: texture): kept exactly as it is
-  (photos without overlays come back unchanged);
+  region the fit would make worse, or when the fit is no overlay's (explaining under
+  ``SETTINGS.min_explained``, opacity above ``SETTINGS.max_opacity`` unless the opacity
+  head's opacity explains it, ``SETTINGS.head_explained``; without a lattice, a
+  support over ``SETTINGS.max_cover`` of the image or not ``SETTINGS.min_confident``): kept
+  exactly as it is (photos without overlays come back unchanged);
 - ``a k < SETTINGS.fill_at`` (semi-transparent watermarks, anti-aliased edges): **unmixed**,
   ``clean = (observed - a k c) / (1 - a k)`` - nothing is invented, the photo under the
   watermark is recovered from the observed pixel itself;
@@ -83,7 +82,8 @@ class Removal:
     opacity: Float  # fitted opacity x coverage where the image was changed, else 0 (H, W)
     unmixed_fraction: float  # share of pixels unmixed
     filled_fraction: float  # share of pixels filled
-    fit: dict[str, Any]  # the whole image's fit and how many regions were refitted / kept
+    fit: dict[str, Any]  # the whole image's fit and how many regions were kept
+    filled: npt.NDArray[np.bool_]  # the pixels filled (H, W)
 
 
 class OverlayNetwork:
@@ -167,12 +167,10 @@ class OverlayNetwork:
             SETTINGS,
             extra_fill=extra_mask,
             fill_rgb=out[..., 4:7] if fill == "learned" else None,
-            colour=out[..., 1:4],
             inpaint=INPAINTER.fill if fill == "gated" else None,
         )
         fit: dict[str, Any] = {
             "regions": done.regions,
-            "refitted": done.refitted,
             "kept": done.kept,
         }
         if done.lattice is not None:  # a tiled watermark: coverage pooled over its lattice
@@ -195,4 +193,5 @@ class OverlayNetwork:
             float(done.unmixed.mean()),
             float(done.filled.mean()),
             fit,
+            done.filled,
         )

@@ -9,9 +9,9 @@ neighbours, ``background()``: strokes are thin),
     observed - b = k a (c - b) = k (a c) - k a b
 
 is linear in ``(a c, a)``: four unknowns, three equations per covered pixel, solved by
-iteratively re-weighted least squares (Huber weights) for the whole image (``Settings.refit``:
-also per overlay region, covered pixels connected after a small dilation; off by default, it
-measured worse on the held-out pairs). If the fit explains too little of ``observed - b``
+iteratively re-weighted least squares (Huber weights) for the whole image; regions of the
+overlay (covered pixels connected after a small dilation) the fit would make worse are kept
+as they are. If the fit explains too little of ``observed - b``
 (``Settings.min_explained``; where no opaque stroke was found, each pixel weighted by its
 coverage, ``Settings.judge_power``), nothing is unmixed: the image is left as it is. Where the photo
 under the overlay is flat, opacity and colour trade off and the fit slides towards opacity 1
@@ -116,8 +116,6 @@ class Settings:
     whole watermark would be left. Where opaque strokes were found (captions, logos), what is
     left of the coverage is outlines and edges beside them, and the weighting would let
     white fits through on outlined captions: not used there."""
-    region_explained: float = 0.0
-    """A region that follows the image's fit must be explained at least this well by it."""
     fill_at: float = 0.8
     """``a k`` from which a pixel is inpainted rather than unmixed."""
     net_fill: float = 0.4
@@ -181,12 +179,8 @@ class Settings:
     """Pixels of such a region whose unmixed colour leaves 0..1 by more than this (and those
     within 2 px of them) are kept as they are instead: the coverage is wrong there (a photo edge the
     network took for the mark), and unmixed they come out in saturated colours."""
-    net_unmix: bool = False
-    """Unmix with the network's per-pixel opacity and colour where the fit changed nothing."""
     exclude_opaque: bool = True
     """Keep the pixels filled from the opacity head (and their neighbours) out of the fits."""
-    refit: bool = False
-    """Let regions take their own fit (see ``region_gain``)."""
     max_opacity: float = 0.7
     """The image's fit is used only up to this opacity: a fitted opacity near 1 means an opaque
     overlay, left to the opacity head (unmixing it would amplify every error 1 / (1 - a k)).
@@ -216,10 +210,6 @@ class Settings:
     pixels beside a glyph mostly do not."""
     group: int = 6
     """Covered pixels closer than about this many pixels form one region."""
-    region_min: int = 300
-    """Regions with fewer fitted pixels use the image's fit."""
-    region_gain: float = 0.15
-    """A region's own fit replaces the image's if it explains this much more."""
     fit_pixels: int = 40_000
     """At most about this many pixels enter the fits (a regular subsample above)."""
     max_cap: float = 0.95
@@ -261,8 +251,6 @@ class Settings:
     lattice_check: bool = True
     """A lattice is used only if the fit on the pooled coverage explains the overlay better than
     a fit on the network's own coverage (when that one passes the gates)."""
-    lattice_exact: bool = False
-    """Bilinear translates (sub-pixel) instead of whole-pixel ones."""
 
 
 @dataclass
@@ -276,7 +264,6 @@ class Outcome:
     """The image's fit over every confident pixel, as the lattice check judges it: ``image_fit``
     before the refit where the photo is flattest (``Settings.fit_flat``)."""
     regions: int = 0
-    refitted: int = 0
     kept: int = 0
     lattice: lattice.Lattice | None = None
     notes: list[str] = field(default_factory=list)
@@ -473,7 +460,7 @@ def periodic_coverage(obs8: U8, obs: Float, k: Float, lat: lattice.Lattice, st: 
     out. Starts from the network's coverage averaged over the lattice (``lattice.consensus``).
     ``obs`` is ``obs8`` scaled to 0..1."""
     moves = lattice.translates(lat, st.lattice_reach, *k.shape)
-    kc = lattice.consensus(k, lat, st.lattice_reach, st.lattice_exact)
+    kc = lattice.consensus(k, lat, st.lattice_reach)
     top = float(np.quantile(kc, 0.995))
     if top <= 1e-3:
         return k
@@ -497,10 +484,10 @@ def periodic_coverage(obs8: U8, obs: Float, k: Float, lat: lattice.Lattice, st: 
         )
         d = (float(a[0]) * (c[0].astype(np.float32)[None, None, :] - b)).astype(np.float32)
         num = lattice.shift_sum(
-            np.ascontiguousarray((y * d).sum(2), np.float32), moves, st.lattice_exact
+            np.ascontiguousarray((y * d).sum(2), np.float32), moves
         )
         den = lattice.shift_sum(
-            np.ascontiguousarray((d * d).sum(2), np.float32), moves, st.lattice_exact
+            np.ascontiguousarray((d * d).sum(2), np.float32), moves
         )
         kk = np.asarray(np.clip(num / np.maximum(den, 1e-4), 0.0, 1.0), np.float32)
         thr = st.lattice_support2
@@ -610,12 +597,11 @@ def restore(
     settings: Settings | None = None,
     extra_fill: Mask | None = None,
     fill_rgb: Float | None = None,
-    colour: Float | None = None,
     inpaint: Inpaint | None = None,
 ) -> Outcome:
     """Remove the overlay of coverage ``k`` from ``obs8`` (H, W, 3 uint8); see the module
-    docstring. ``alpha`` / ``colour``: the network's own per-pixel opacity and colour heads
-    (opaque strokes: ``Settings.net_fill``; ``Settings.net_unmix``); ``extra_fill``: more pixels
+    docstring. ``alpha``: the network's own per-pixel opacity head (opaque strokes:
+    ``Settings.net_fill``); ``extra_fill``: more pixels
     to inpaint (e.g. OCR strokes); ``fill_rgb``: colours (0..1) to put in the pixels to fill
     instead of Telea inpainting; ``inpaint``: what fills them instead of Telea alone (the
     learned inpainter)."""
@@ -667,14 +653,6 @@ def restore(
                 opaque = opaque | more
     t = np.minimum(ak, st.max_cap)[..., None]
     clean = np.where(t > 0, (obs - t * cmap) / (1.0 - t), obs)
-    if st.net_unmix and alpha is not None and colour is not None:
-        # the network's own opacity / colour where the fit changed nothing (thin anti-aliased
-        # edges of opaque strokes, mostly)
-        rest = a_sup & (ak <= 0) & ~opaque
-        ac = np.clip(alpha, 0.0, 0.8)[..., None]
-        per_pixel = (obs - ac * colour) / (1.0 - ac)
-        clean = np.where(rest[..., None], per_pixel, clean)
-        out.unmixed = rest
     img = np.clip(np.rint(clean * 255.0), 0, 255).astype(np.uint8)
     filled = (ak >= st.fill_at) | opaque
     if st.halo and opaque.any():
@@ -961,36 +939,27 @@ def _fit_and_place(
                 )
                 ga, gc, ge, gj = fa, fc, fe, fj
     out.image_fit = (float(ga[0]), [float(v) for v in gc[0]], float(ge[0]))
-    # how well the image's fit explains each region, and each region's own fit
+    # how well the image's fit explains each region
     ra = np.full(n, ga[0])
     rc = np.repeat(gc, n, axis=0)
-    e_img = _explained(yy[sel], kk[sel], bb[sel], ra, rc, lab[sel], n)
+    re = _explained(yy[sel], kk[sel], bb[sel], ra, rc, lab[sel], n)
     counts = np.bincount(lab[sel], minlength=n)
-    own = np.zeros(n, bool)
-    re = e_img.copy()
-    if st.refit:
-        oa, oc, oe = fit(yy[sel], kk[sel], bb[sel], lab[sel], n)
-        own = (counts * stride >= st.region_min) & (oe > e_img + st.region_gain)
-        ra = np.where(own, oa, ra)
-        rc = np.where(own[:, None], oc, rc)
-        re = np.where(own, oe, e_img)
     present = np.bincount(lab, minlength=n) > 0
     present[0] = False
     # regions without fitted pixels: judge them by the image's fit over all their pixels
     thin = present & (counts == 0)
     if thin.any():
         re[thin] = _explained(yy, kk, bb, ra, rc, lab, n)[thin]
-    # A region is changed if its own fit explains it (>= min_explained), or if it follows the
-    # image's fit, that fit explains the image, and it does not make the region worse.
+    # A region is changed if the image's fit explains the image and does not make the region
+    # worse (explains a negative share of it).
     image_ok = _passes(float(ga[0]), gj, st)
     if image_ok and float(ge[0]) < st.min_explained:
         out.notes.append(
             f"the fit explains {float(ge[0]):.2f} of the covered pixels, {gj:.2f} weighted by "
             "coverage (no opaque stroke: low coverage on photo edges counts less): used"
         )
-    keep = np.where(own, re < st.min_explained, (not image_ok) | (re < st.region_explained))
+    keep = (not image_ok) | (re < 0.0)
     out.regions = int(present.sum())
-    out.refitted = int((own & present).sum())
     out.kept = int((keep & present).sum())
     ra = np.where(keep, 0.0, ra)
     ak[ys, xs] = (ra[lab] * kk).astype(np.float32)
