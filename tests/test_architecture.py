@@ -46,8 +46,9 @@ routing table (``engines/registry.py``) may import besides ``pixelmill.engines``
 transport it is handed by the wiring, and the provider error. Every other engine module imports
 only ``pixelmill.engines`` and the shared vocabulary below."""
 
-ENGINES_MAY_IMPORT = ("pixelmill.categories",)
-"""Leaf modules every engine may read: the product categories (one enum; it imports nothing)."""
+ENGINES_MAY_IMPORT = ("pixelmill.categories", "pixelmill.models", "pixelmill.models.catalogue")
+"""Leaf modules every engine may read: the product categories (one enum) and the catalogue of open
+models (data); neither imports anything of pixelmill."""
 
 
 @dataclass(frozen=True)

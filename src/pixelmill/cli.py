@@ -11,7 +11,7 @@ from typing import Annotated, cast
 import typer
 
 from pixelmill.config import Settings
-from pixelmill.models.cli import models
+from pixelmill.model_commands import models
 
 app = typer.Typer(help="pixelmill: a self-hostable, credit-billed image API.", no_args_is_help=True)
 admin = typer.Typer(help="Account administration.", no_args_is_help=True)

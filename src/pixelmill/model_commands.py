@@ -146,8 +146,8 @@ def models_list() -> None:
     """Each model file in PIXELMILL_MODELS_DIR: catalogue name, family, size, which engine uses
     it; rembg-format background models also with their sha256 and input shape."""
     from pixelmill.engines.background import best_model, find_models, verify_model
+    from pixelmill.engines.runtime.families.presence import best, present
     from pixelmill.models.catalogue import by_file
-    from pixelmill.models.presence import best, present
 
     folder = _folder(required=False)
     assert folder is not None
@@ -187,8 +187,8 @@ def models_verify() -> None:
     """Open every model, check its inputs for its family and run it on a small image (catalogued
     files also against their sha256); exit status 1 when any fails."""
     from pixelmill.engines.background import find_models, verify_model
+    from pixelmill.engines.runtime.families.presence import present, runner_for
     from pixelmill.models.catalogue import by_file
-    from pixelmill.models.presence import present, runner_for
     from pixelmill.models.pull import file_digest
 
     folder = _folder(required=False)

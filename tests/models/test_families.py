@@ -17,11 +17,11 @@ from pixelmill.engines.colorize.engine import ColorizeParams
 from pixelmill.engines.runtime.families.colorizer import Colorizer
 from pixelmill.engines.runtime.families.face_restorer import FaceRestorer
 from pixelmill.engines.runtime.families.inpainter import Inpainter
+from pixelmill.engines.runtime.families.presence import best, best_runner
 from pixelmill.engines.runtime.families.upscaler import Upscaler
 from pixelmill.engines.runtime.tiling import run_tiled
 from pixelmill.engines.upscale import UpscaleEngine
 from pixelmill.engines.upscale.engine import UpscaleParams
-from pixelmill.models import best, best_runner
 from tests.models import tiny
 
 RNG = np.random.default_rng(59)

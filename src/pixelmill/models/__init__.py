@@ -1,8 +1,13 @@
 """The catalogue of open models an operator may pull into ``PIXELMILL_MODELS_DIR``
-(:mod:`.catalogue`), the verified pull (:mod:`.pull`), which of them are present and the runner
-an engine uses for the best one (:mod:`.presence`), and the ``pixelmill models`` commands
-(:mod:`.cli`). Engines ask :func:`best_runner` for their operation and fall back to their
-offline method when it answers ``None``; serving never downloads anything.
+(:mod:`.catalogue`) and the verified pull (:mod:`.pull`). Both are leaves: they import nothing
+of the engines, so engines may read the catalogue.
+
+Which catalogued models are present, and the runner an engine uses for the best one, live with
+the runners in :mod:`pixelmill.engines.runtime.families.presence`: engines ask its
+:func:`~pixelmill.engines.runtime.families.presence.best_runner` for their operation and fall
+back to their offline method when it answers ``None``; serving never downloads anything. The
+``pixelmill models`` commands are wiring (:mod:`pixelmill.model_commands`, registered by
+:mod:`pixelmill.cli`): they verify files by running them through the engines' runners.
 
 For text, watermark and object removal: ``best_runner("inpaint", models_dir)`` gives an
 :class:`~pixelmill.engines.runtime.families.inpainter.Inpainter` (LaMa) or ``None``;
@@ -10,26 +15,5 @@ For text, watermark and object removal: ``best_runner("inpaint", models_dir)`` g
 """
 
 from pixelmill.models.catalogue import CATALOGUE, CatalogueEntry, by_file, by_name
-from pixelmill.models.presence import (
-    PresentModel,
-    Runner,
-    best,
-    best_runner,
-    candidates,
-    present,
-    runner_for,
-)
 
-__all__ = [
-    "CATALOGUE",
-    "CatalogueEntry",
-    "PresentModel",
-    "Runner",
-    "best",
-    "best_runner",
-    "by_file",
-    "by_name",
-    "candidates",
-    "present",
-    "runner_for",
-]
+__all__ = ["CATALOGUE", "CatalogueEntry", "by_file", "by_name"]

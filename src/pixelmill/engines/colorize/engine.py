@@ -33,7 +33,7 @@ from pixelmill.engines.colorize.transfer import (
 from pixelmill.engines.runtime import faces as face_detection
 from pixelmill.engines.runtime.colour import from_lab, merge_alpha, split_alpha, to_lab
 from pixelmill.engines.runtime.families.colorizer import Colorizer
-from pixelmill.models.presence import best_runner
+from pixelmill.engines.runtime.families.presence import best_runner
 
 COLOUR_RESIDUAL_THRESHOLD = 3.0
 """``a*b*`` spread (after removing what lightness explains) above which an image counts as

@@ -51,8 +51,8 @@ from pixelmill.engines.runtime.colour import (
     unsharp_mask,
 )
 from pixelmill.engines.runtime.families.face_restorer import FaceRestorer, Landmarks
+from pixelmill.engines.runtime.families.presence import best_runner
 from pixelmill.engines.runtime.measures import LUMA_NOISE_RATIO, noise_sigma
-from pixelmill.models.presence import best_runner
 
 Variant = Callable[[ImageArray], ImageArray]
 Render = Callable[[], ImageArray]

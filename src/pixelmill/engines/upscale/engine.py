@@ -31,9 +31,9 @@ from pixelmill.engines.base import (
     ImageArray,
     OutputImage,
 )
+from pixelmill.engines.runtime.families.presence import best_runner
 from pixelmill.engines.runtime.families.upscaler import Upscaler
 from pixelmill.engines.upscale import classical, learned
-from pixelmill.models.presence import best_runner
 
 Quality = Literal["fast", "balanced", "high"]
 

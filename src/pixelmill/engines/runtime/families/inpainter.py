@@ -10,7 +10,7 @@ needs; a group bigger than that is cropped with a margin, shrunk to 512², fille
 back (LaMa sees the whole hole at once, which matters more than resolution for large holes).
 Only the hole's pixels change; everything else stays byte for byte as it came.
 
-Text, watermark and object removal call it through :func:`pixelmill.models.best_runner`.
+Text, watermark and object removal call it through :func:`.presence.best_runner`.
 """
 
 from __future__ import annotations
