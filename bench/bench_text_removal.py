@@ -97,7 +97,7 @@ def summarise(rows: list[dict[str, object]], title: str) -> dict[str, float]:
     worse = [f(r, "out") < f(r, "in") - 0.1 for r in rows]
     own = [r for r in rows if "own_in" in r]
     kept = [f(r, "own_out") >= f(r, "own_in") - 1.0 for r in own]
-    summary = {
+    summary: dict[str, float] = {
         "pairs": len(rows),
         "plain pairs": len(plain),
         "plain >= 6 dB %": 100 * float(np.mean(gain6)) if gain6 else float("nan"),
@@ -106,7 +106,7 @@ def summarise(rows: list[dict[str, object]], title: str) -> dict[str, float]:
         "own-text pairs": len(own),
         "own kept %": 100 * float(np.mean(kept)) if kept else float("nan"),
     }
-    print_table([summary], title)
+    print_table([{**summary}], title)
     kinds = sorted({str(r["kind"]) for r in rows})
     table = []
     for kind in kinds:
@@ -231,7 +231,7 @@ def ablate(every: int, base_only: bool = False) -> None:
             worse += psnr(res, p.clean) < psnr(p.observed, p.clean) - 0.1
             if p.kind == "plain":
                 miss += box_psnr(res, p.clean, p.boxes) - box_psnr(p.observed, p.clean, p.boxes) < 6
-        row = {
+        row: dict[str, object] = {
             "gate off": name,
             "mean dB": float(np.mean(got)),
             "worse": worse,
@@ -239,11 +239,10 @@ def ablate(every: int, base_only: bool = False) -> None:
         }
         if not base:
             base = {"db": float(np.mean(got)), "worse": worse, "miss": miss}
-        row["cost of removing dB"] = base["db"] - float(np.mean(got))
+        cost = base["db"] - float(np.mean(got))
+        row["cost of removing dB"] = cost
         row["keep"] = (
-            "keep"
-            if row["cost of removing dB"] > 0.1 or worse > base["worse"] or miss > base["miss"]
-            else "drop"
+            "keep" if cost > 0.1 or worse > base["worse"] or miss > base["miss"] else "drop"
         )
         table.append(row)
     print_table(

@@ -33,11 +33,11 @@ import argparse
 import hashlib
 import os
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, cast
 
 import cv2
 import numpy as np
@@ -241,13 +241,16 @@ def sources(root: Path = CORPUS_DIR) -> dict[str, U8]:
         out[f"skimage/{name}"] = _fit(np.asarray(img, np.uint8))
     import matplotlib.cbook
 
-    with matplotlib.cbook.get_sample_data("grace_hopper.jpg") as f:
+    sample = cast("IO[bytes]", matplotlib.cbook.get_sample_data("grace_hopper.jpg"))
+    with sample as f:
         out["matplotlib/grace_hopper"] = _fit(np.asarray(Image.open(f).convert("RGB")))
     for name in SCENE_FILES:
         path = root / "opencv" / f"{name}.jpg"
         if path.exists():
             bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            out[f"opencv/{name}"] = _fit(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB))
+            if bgr is not None:
+                rgb = np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), np.uint8)
+                out[f"opencv/{name}"] = _fit(rgb)
     return out
 
 
@@ -282,7 +285,7 @@ def _text_layer(
     x, y = xy
     boxes = []
     for text in lines:
-        x0, t, r, b = d.textbbox((x, y), text, font=font, stroke_width=stroke)
+        x0, t, r, b = (int(v) for v in d.textbbox((x, y), text, font=font, stroke_width=stroke))
         d.text((x, y), text, fill=255, font=font, stroke_width=stroke)
         boxes.append((x0, t, r, b))
         y = b + gap - (t - y)
@@ -293,7 +296,7 @@ def _measure(lines: tuple[str, ...], font: ImageFont.FreeTypeFont, gap: int) -> 
     d = ImageDraw.Draw(Image.new("L", (1, 1)))
     ws, hs = [], []
     for text in lines:
-        x0, _, r, b = d.textbbox((0, 0), text, font=font)
+        x0, _, r, b = (int(v) for v in d.textbbox((0, 0), text, font=font))
         ws.append(r - x0)
         hs.append(b)
     return max(ws), sum(hs) + gap * (len(lines) - 1)
@@ -357,23 +360,28 @@ def _carton(img: U8, rng: np.random.Generator) -> tuple[U8, Box]:
     pil = Image.fromarray(face)
     d = ImageDraw.Draw(pil)
     f = _fit_font(FONTS[int(rng.integers(0, len(FONTS)))], (brand,), int(cw * 0.8), ch // 6, 0)
-    x0, t, r, b = d.textbbox((0, 0), brand, font=f)
+    x0, t, r, b = (int(v) for v in d.textbbox((0, 0), brand, font=f))
     tx, ty = (cw - (r - x0)) // 2 - x0, ch // 4
     d.text((tx, ty), brand, fill=ink, font=f)
     d.rectangle((cw // 8, ch * 2 // 3, cw * 7 // 8, ch * 2 // 3 + ch // 14), fill=ink)
-    face = np.asarray(pil, np.float32) * shade
-    face = cv2.GaussianBlur(np.clip(face, 0, 255).astype(np.uint8), (0, 0), 0.7)
+    shaded = np.clip(np.asarray(pil, np.float32) * shade, 0, 255).astype(np.uint8)
+    face = np.asarray(cv2.GaussianBlur(shaded, (0, 0), 0.7), np.uint8)
     x0, y0 = int(rng.integers(w // 2, w - cw - 4)), int(rng.integers(4, h - ch - 4))
     skew = cw * rng.uniform(0.05, 0.12)
-    src = np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]])
-    dst = np.float32([[x0, y0 + skew], [x0 + cw, y0], [x0 + cw, y0 + ch], [x0, y0 + ch - skew]])
+    src = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
+    dst = np.array(
+        [[x0, y0 + skew], [x0 + cw, y0], [x0 + cw, y0 + ch], [x0, y0 + ch - skew]], np.float32
+    )
     m = cv2.getPerspectiveTransform(src, dst)
     warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_LINEAR)
     mask = cv2.warpPerspective(np.full((ch, cw), 255, np.uint8), m, (w, h)) > 127
     out = img.copy()
     out[mask] = warped[mask]
     pts = cv2.perspectiveTransform(
-        np.float32([[[tx + x0, ty + t], [tx + r, ty + t], [tx + r, ty + b], [tx + x0, ty + b]]]), m
+        np.array(
+            [[[tx + x0, ty + t], [tx + r, ty + t], [tx + r, ty + b], [tx + x0, ty + b]]], np.float32
+        ),
+        m,
     )[0]
     box = (
         int(pts[:, 0].min()),
@@ -427,16 +435,16 @@ def make_pair(source: str, photo: U8, i: int, own: list[Box]) -> Pair:
             xy = _place(clean, (bw, bh), rng, ground, own)
         stroke = 0
         if kind == "caption" and i % 2 == 0:
-            stroke = max(1, f.size // 14)
+            stroke = max(1, int(f.size) // 14)
             outline, _ = _text_layer((w, h), lines, f, xy, gap, stroke)
             obs = _blend(
                 obs, np.asarray(outline), (0, 0, 0) if sum(colour) > 300 else (255,) * 3, 1.0
             )
             cover |= np.asarray(outline)
         elif kind == "caption":
-            off = max(1, f.size // 12)
+            off = max(1, int(f.size) // 12)
             shadow, _ = _text_layer((w, h), lines, f, (xy[0] + off, xy[1] + off), gap)
-            sh = cv2.GaussianBlur(np.asarray(shadow), (0, 0), off * 0.6)
+            sh = np.asarray(cv2.GaussianBlur(np.asarray(shadow), (0, 0), off * 0.6), np.uint8)
             obs = _blend(obs, sh, (0, 0, 0), 0.7)
             cover |= np.asarray(shadow)
         layer, boxes = _text_layer((w, h), lines, f, xy, gap)
@@ -551,4 +559,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -134,9 +134,7 @@ def main() -> None:
                 assert outs is not None
                 o = outs[i]
                 kch = 7 if o.shape[2] > 7 else 0
-                got = unmix.restore(
-                    p.observed, o[..., kch], o[..., 0], st, inpaint=fill
-                )
+                got = unmix.restore(p.observed, o[..., kch], o[..., 0], st, inpaint=fill)
             v = psnr(got.image, p.clean)
             inp = psnr(p.observed, p.clean)
             res[p.kind].append(v)

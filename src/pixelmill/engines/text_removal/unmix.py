@@ -483,12 +483,8 @@ def periodic_coverage(obs8: U8, obs: Float, k: Float, lat: lattice.Lattice, st: 
             1,
         )
         d = (float(a[0]) * (c[0].astype(np.float32)[None, None, :] - b)).astype(np.float32)
-        num = lattice.shift_sum(
-            np.ascontiguousarray((y * d).sum(2), np.float32), moves
-        )
-        den = lattice.shift_sum(
-            np.ascontiguousarray((d * d).sum(2), np.float32), moves
-        )
+        num = lattice.shift_sum(np.ascontiguousarray((y * d).sum(2), np.float32), moves)
+        den = lattice.shift_sum(np.ascontiguousarray((d * d).sum(2), np.float32), moves)
         kk = np.asarray(np.clip(num / np.maximum(den, 1e-4), 0.0, 1.0), np.float32)
         thr = st.lattice_support2
     return kk
