@@ -10,13 +10,14 @@ import hashlib
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
+
+from tests.support.servers import serve_handler
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy" / "comfyui" / "fetch-models"
@@ -54,14 +55,8 @@ class Files(BaseHTTPRequestHandler):
 def mirror() -> Iterator[str]:
     Files.files = {"good.safetensors": GOOD, "wrong.pth": WRONG}
     Files.ranges = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Files)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_handler(Files) as base:
+        yield base
 
 
 def manifest(tmp_path: Path) -> Path:

@@ -58,7 +58,14 @@ def serve_bytes(routes: dict[str, tuple[int, str, bytes]]) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with serve_handler(Handler) as base:
+        yield base
+
+
+@contextmanager
+def serve_handler(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A real threaded HTTP server on 127.0.0.1 answering with ``handler``; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
